@@ -1,0 +1,72 @@
+/**
+ * One model call, streamed or not, with the client-side cut at an invented observation.
+ *
+ * @module
+ */
+
+import type { Model, ModelRequest, ModelResponse, ModelUsage } from '../models/types.js';
+import type { LabelSet } from '../react/labels.js';
+import { findInventedObservation } from '../react/parse.js';
+
+/**
+ * Calls the model. With `stream`, yields text deltas as they arrive and stops reading (cancelling the
+ * request) as soon as the model starts writing its own observation, so a server that ignores stop
+ * sequences costs no more tokens. Returns the complete response.
+ */
+export async function* callModel(
+  model: Model,
+  request: ModelRequest,
+  options: { stream: boolean; labels: LabelSet },
+): AsyncGenerator<string, ModelResponse> {
+  if (!options.stream || !model.stream) return await model.generate(request);
+  const controller = new AbortController();
+  const outer = request.signal;
+  const onAbort = () => controller.abort(outer?.reason);
+  outer?.addEventListener('abort', onAbort, { once: true });
+  let text = '';
+  let response: ModelResponse | undefined;
+  try {
+    for await (const part of model.stream({ ...request, signal: controller.signal })) {
+      if (part.type === 'finish') {
+        response = {
+          text,
+          usage: part.usage,
+          finishReason: part.finishReason,
+          rawFinishReason: part.rawFinishReason,
+        };
+        continue;
+      }
+      text += part.text;
+      yield part.text;
+      if (startsObservation(text, options.labels)) {
+        response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
+        break;
+      }
+    }
+  } finally {
+    outer?.removeEventListener('abort', onAbort);
+    // Cancels the HTTP request when we stopped reading early; harmless after a normal finish.
+    controller.abort();
+  }
+  outer?.throwIfAborted();
+  return response ?? { text, usage: {}, finishReason: 'unknown' };
+}
+
+/** True once a complete Observation label (with its colon) has been written at the start of a line. */
+function startsObservation(text: string, labels: LabelSet): boolean {
+  const at = findInventedObservation(text, labels);
+  if (at < 0) return false;
+  const rest = text.slice(at);
+  return rest.includes(':') || rest.includes('：');
+}
+
+/** Adds usage field by field; a field stays `undefined` until some call reports it. */
+export function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
+  const add = (a: number | undefined, b: number | undefined) =>
+    a === undefined ? b : b === undefined ? a : a + b;
+  return {
+    inputTokens: add(total.inputTokens, next.inputTokens),
+    outputTokens: add(total.outputTokens, next.outputTokens),
+    cachedInputTokens: add(total.cachedInputTokens, next.cachedInputTokens),
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Types of the agent loop: options in, events out, one result at the end.
+ *
+ * @module
+ */
+
+import type { FinishReason, Model, ModelUsage } from '../models/types.js';
+import type { LabelSet } from '../react/labels.js';
+import type { Turn } from '../react/turn.js';
+import type { Tool } from '../tools/types.js';
+
+/**
+ * Why a run ended. A closed union: `answered` is the only status with an answer.
+ * - `max_steps`: the step limit was reached without an answer.
+ * - `format_errors`: too many model turns in a row could not be parsed.
+ * - `aborted`: the caller's signal fired (Ctrl-C in the CLI).
+ * - `error`: the model failed (after its retries); `error` on the result says why.
+ */
+export type StopReason = 'answered' | 'max_steps' | 'format_errors' | 'aborted' | 'error';
+
+/** Options for {@link streamAgent} and {@link runAgent}. */
+export interface AgentOptions {
+  /** The model to call. */
+  model: Model;
+  /** The question or task. */
+  question: string;
+  /** Tools the model may call; nothing else runs. */
+  tools: readonly Tool[];
+  /** Steps (model turns that act or answer) before the run stops with `max_steps`. @default 8 */
+  maxSteps?: number;
+  /**
+   * Unusable turns in a row before the run stops with `format_errors`. Each one is sent back to the model
+   * as an observation saying how to fix the format; they do not use up `maxSteps`. @default 2
+   */
+  maxConsecutiveFormatErrors?: number;
+  /** Sampling temperature. @default 0 */
+  temperature?: number;
+  /** Cap on tokens per model turn. @default undefined (the provider's default) */
+  maxOutputTokens?: number;
+  /** Per-call tool timeout in milliseconds. @default 30000 */
+  toolTimeoutMs?: number;
+  /** Ends the run with status `aborted`, cancelling the model request or tool in flight. */
+  signal?: AbortSignal;
+  /** Protocol labels. @default ENGLISH_LABELS */
+  labels?: LabelSet;
+  /** Extra instructions appended to the system prompt. */
+  instructions?: string;
+  /** Few-shot examples in the protocol's text form, appended to the system prompt. */
+  examples?: string;
+  /** Use the model's `stream()` when it has one, emitting `model-delta` events. @default true */
+  streaming?: boolean;
+}
+
+/** Usage summed over a run; a field stays `undefined` when no call reported it. */
+export type RunUsage = ModelUsage;
+
+/** What happened after a turn: the tool call and its observation, or the format error sent back. */
+export interface StepObservation {
+  /** The text the model sees as the next `Observation:`. */
+  text: string;
+  /** Where it came from: a tool call, or the loop reporting a format error. */
+  source: 'tool' | 'format-error';
+  /** False for format errors and failed tool calls. */
+  ok: boolean;
+  /** Tool wall time in milliseconds (tool observations only). */
+  durationMs?: number;
+}
+
+/** One entry of the trajectory: a model turn and what followed it. The single source of truth of a run. */
+export interface Step {
+  /** 1-based position in the trajectory (format errors included). */
+  index: number;
+  /** The model's text as received (before the invented-observation cut). */
+  modelText: string;
+  /** The model's text as kept in the transcript. */
+  transcriptText: string;
+  turn: Turn;
+  observation?: StepObservation;
+  usage: ModelUsage;
+  finishReason: FinishReason;
+  /** Model call wall time in milliseconds. */
+  modelDurationMs: number;
+}
+
+/** The outcome of a run. */
+export interface RunResult {
+  status: StopReason;
+  /** Present only when `status` is `answered`. */
+  answer?: string;
+  question: string;
+  modelId: string;
+  steps: Step[];
+  usage: RunUsage;
+  /** What went wrong, for `error` and `aborted`. */
+  error?: string;
+  durationMs: number;
+}
+
+/**
+ * Events emitted by {@link streamAgent}, named `<noun>-<verb>`.
+ * `model-end` carries the parsed turn so a front end can print Thought and Action before the tool runs.
+ */
+export type AgentEvent =
+  | { type: 'run-start'; question: string; modelId: string; tools: string[]; systemPrompt: string }
+  | { type: 'model-start'; step: number }
+  | { type: 'model-delta'; step: number; text: string }
+  | {
+      type: 'model-end';
+      step: number;
+      text: string;
+      turn: Turn;
+      usage: ModelUsage;
+      finishReason: FinishReason;
+    }
+  | { type: 'tool-start'; step: number; tool: string; input: string }
+  | {
+      type: 'tool-end';
+      step: number;
+      tool: string;
+      input: string;
+      observation: string;
+      ok: boolean;
+      durationMs: number;
+    }
+  | { type: 'step-end'; step: Step }
+  | { type: 'run-end'; result: RunResult };

@@ -1,0 +1,82 @@
+/**
+ * The `taoloop` command line. Commands load their dependencies lazily so `taoloop --help` stays fast.
+ *
+ * @module
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { EXIT, UsageError } from './errors.js';
+
+/** Parses a positive integer option value. */
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
+  return n;
+}
+
+/** Options of `taoloop run`, as commander parses them. */
+export interface RunCommandOptions {
+  model?: string;
+  tools?: string;
+  docs?: string;
+  maxSteps: number;
+  json: boolean;
+  stream: boolean;
+}
+
+function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('taoloop')
+    .description('ReAct agents: the model thinks and acts, taoloop runs the tools and reports what happened.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  program
+    .command('run')
+    .description('Answer a question with a ReAct agent, printing each Thought, Action and Observation.')
+    .argument('<question>', 'the question or task')
+    .option(
+      '-m, --model <spec>',
+      'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model> (default: $TAOLOOP_MODEL, then the first provider whose API key is set)',
+    )
+    .option(
+      '-t, --tools <list>',
+      'comma-separated tools to allow (default: calculator, plus search when --docs is given)',
+    )
+    .option('-d, --docs <dir>', 'folder of .md/.txt/.json/.jsonl documents for the search tool')
+    .addOption(
+      new Option('--max-steps <n>', 'steps before the run stops without an answer')
+        .default(8)
+        .argParser(positiveInt),
+    )
+    .option('--json', 'print one JSON result on stdout and nothing else', false)
+    .option('--no-stream', 'wait for each complete model turn instead of streaming it')
+    .action(async (question: string, options: RunCommandOptions) => {
+      const { runCommand } = await import('./run.js');
+      setExit(await runCommand(question, options));
+    });
+  return program;
+}
+
+/**
+ * Runs the CLI on `argv` (as in `process.argv`) and returns the exit code: 0 answered, 1 the run ended
+ * without an answer, 2 bad usage or no model configured.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  let code: number = EXIT.answered;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; commander has already printed the message.
+      return error.exitCode === 0 ? 0 : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`taoloop: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}

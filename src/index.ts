@@ -1,0 +1,48 @@
+/**
+ * taoloop: ReAct agents for TypeScript.
+ *
+ * @example
+ * ```ts
+ * import { runAgent, calculator, resolveModelSpec } from 'taoloop';
+ * const model = await resolveModelSpec('openai-compatible:http://127.0.0.1:8080/v1#qwen2.5');
+ * const result = await runAgent({ model, question: 'What is 20 * 12 * 7?', tools: [calculator] });
+ * ```
+ *
+ * @module
+ */
+export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
+export type {
+  AgentEvent,
+  AgentOptions,
+  RunResult,
+  RunUsage,
+  Step,
+  StepObservation,
+  StopReason,
+} from './agent/types.js';
+export { fromLanguageModel } from './models/ai-sdk.js';
+export { ModelConfigError } from './models/errors.js';
+export { defaultModelSpec, describeModelSetup, parseModelSpec, resolveModelSpec } from './models/spec.js';
+export type {
+  FinishReason,
+  Model,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ModelUsage,
+} from './models/types.js';
+export { ENGLISH_LABELS, type LabelSet } from './react/labels.js';
+export { findInventedObservation, type ParseOptions, parseTurn } from './react/parse.js';
+export {
+  renderMessages,
+  renderSystemPrompt,
+  type SystemPromptOptions,
+  stopSequences,
+  type ToolDescription,
+} from './react/prompt.js';
+export type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './react/turn.js';
+export { calculator, evaluateExpression } from './tools/calculator.js';
+export { createToolRouter, ToolConfigError, type ToolOutcome, type ToolRouter } from './tools/router.js';
+export { createSearchTool } from './tools/search.js';
+export type { Tool, ToolContext, ToolEffects } from './tools/types.js';

@@ -1,0 +1,258 @@
+/**
+ * Adapter from any AI SDK 6 language model (OpenAI, Anthropic, Google, OpenAI-compatible servers,
+ * ...) to taoloop's {@link Model}.
+ *
+ * It holds no loop logic: one `generateText` / `streamText` call per turn, with the request's
+ * messages, stop sequences, temperature, output-token limit and abort signal passed through. Usage
+ * is reported as the provider sent it (`undefined` when absent, see {@link toModelUsage}).
+ *
+ * Source: AI SDK Core reference for `generateText` / `streamText` (https://ai-sdk.dev/docs/reference/ai-sdk-core).
+ *
+ * @module
+ */
+
+import {
+  type FinishReason as AiFinishReason,
+  APICallError,
+  generateText,
+  type LanguageModel,
+  type LanguageModelUsage,
+  RetryError,
+  streamText,
+} from 'ai';
+import { ModelCallError } from './errors.js';
+import type {
+  FinishReason,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ModelUsage,
+} from './types.js';
+
+/** Options for {@link fromLanguageModel}. */
+export interface FromLanguageModelOptions {
+  /**
+   * The readable id the loop and traces show.
+   * @default `${model.provider}:${model.modelId}` (e.g. `openai.chat:gpt-4o-mini`)
+   */
+  id?: string;
+  /**
+   * How many times the AI SDK retries a retryable failure (HTTP 408, 409, 429, 5xx, connection
+   * errors) with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` headers.
+   * @default 2 (the AI SDK's default)
+   */
+  maxRetries?: number;
+}
+
+/**
+ * A language model object, not a string: a string model id would be routed through the Vercel AI
+ * Gateway by the AI SDK, which taoloop never does implicitly.
+ */
+export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
+
+/**
+ * Wraps an AI SDK language model (e.g. `createOpenAI({ apiKey }).chat('gpt-4o-mini')`) as a
+ * taoloop {@link Model} with both `generate` and `stream`.
+ *
+ * - `generate` and `stream` send `messages`, `stopSequences`, `temperature`, `maxOutputTokens` and
+ *   the abort signal. No temperature default is applied here (the loop sends 0).
+ * - The text is the provider's: the AI SDK does not cut it at a stop sequence when a server
+ *   ignores `stop` (the loop does that).
+ * - `stream` yields `text-delta` parts and then exactly one `finish` part.
+ * - Failures throw {@link ModelCallError} (HTTP status and provider message in the message, the
+ *   original error as `cause`); aborts throw the abort signal's reason.
+ *
+ * @example
+ * ```ts
+ * import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+ * const provider = createOpenAICompatible({ name: 'local', baseURL: 'http://127.0.0.1:8080/v1', includeUsage: true });
+ * const model = fromLanguageModel(provider.chatModel('my-model'), { id: 'local:my-model' });
+ * ```
+ */
+export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLanguageModelOptions = {}): Model {
+  const id = options.id ?? `${model.provider}:${model.modelId}`;
+  const settings: CallSettings = {
+    model,
+    id,
+    ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+  };
+  return {
+    id,
+    generate: (request) => generateTurn(settings, request),
+    stream: (request) => streamTurn(settings, request),
+  };
+}
+
+interface CallSettings {
+  model: AiSdkLanguageModel;
+  id: string;
+  maxRetries?: number;
+}
+
+/** The arguments shared by `generateText` and `streamText`, built without `undefined` values. */
+function callArguments(settings: CallSettings, request: ModelRequest, abortSignal: AbortSignal | undefined) {
+  return {
+    model: settings.model,
+    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
+    allowSystemInMessages: true,
+    ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
+    ...(request.stopSequences === undefined ? {} : { stopSequences: request.stopSequences }),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
+    ...(abortSignal === undefined ? {} : { abortSignal }),
+  };
+}
+
+async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
+  try {
+    const result = await generateText(callArguments(settings, request, request.signal));
+    return {
+      text: result.text,
+      usage: toModelUsage(result.usage),
+      finishReason: toFinishReason(result.finishReason),
+      rawFinishReason: result.rawFinishReason,
+    };
+  } catch (error) {
+    throw toModelError(error, settings.id, request.signal);
+  }
+}
+
+/**
+ * Streams one turn. `streamText` reports failures as `error` parts (and to `onError`, which logs
+ * to the console by default) instead of throwing, so the full stream is read and errors thrown
+ * here. A consumer that stops early aborts the HTTP request through an internal signal.
+ */
+async function* streamTurn(settings: CallSettings, request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+  const local = new AbortController();
+  const signal =
+    request.signal === undefined ? local.signal : AbortSignal.any([request.signal, local.signal]);
+  let finished = false;
+  try {
+    const result = streamText({ ...callArguments(settings, request, signal), onError: () => {} });
+    let usage: LanguageModelUsage | undefined;
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case 'text-delta':
+          if (part.text !== '') yield { type: 'text-delta', text: part.text };
+          break;
+        case 'finish-step':
+          usage = part.usage;
+          break;
+        case 'finish':
+          finished = true;
+          // The step's usage keeps the provider's raw usage; the total is a sum without it.
+          yield {
+            type: 'finish',
+            usage: toModelUsage(usage ?? part.totalUsage),
+            finishReason: toFinishReason(part.finishReason),
+            rawFinishReason: part.rawFinishReason,
+          };
+          break;
+        case 'error':
+          throw part.error;
+        case 'abort':
+          throw abortReason(request.signal);
+        default:
+          break;
+      }
+    }
+    if (!finished) throw new Error('the stream ended without a finish part');
+  } catch (error) {
+    throw toModelError(error, settings.id, request.signal);
+  } finally {
+    if (!finished) local.abort();
+  }
+}
+
+function toFinishReason(reason: AiFinishReason | undefined): FinishReason {
+  return reason ?? 'unknown';
+}
+
+type RawUsage = Record<string, unknown>;
+
+function numberAt(raw: RawUsage, ...path: string[]): number | undefined {
+  let value: unknown = raw;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as RawUsage)[key];
+  }
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * Maps AI SDK usage to {@link ModelUsage}, keeping "not reported" as `undefined`.
+ *
+ * The AI SDK 6 providers turn missing usage fields into 0 (e.g. OpenAI-compatible reports
+ * `cacheRead: 0` when the server sends no `prompt_tokens_details`). Where the provider's raw usage
+ * has a known shape (OpenAI chat `prompt_tokens`, Anthropic `input_tokens`, Google
+ * `promptTokenCount`), a field absent from the raw usage is reported as `undefined`.
+ */
+export function toModelUsage(usage: LanguageModelUsage): ModelUsage {
+  let inputTokens = usage.inputTokens;
+  let outputTokens = usage.outputTokens;
+  let cachedInputTokens = usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens;
+  const raw = usage.raw as RawUsage | undefined;
+  if (raw !== undefined && ('prompt_tokens' in raw || 'completion_tokens' in raw)) {
+    inputTokens = numberAt(raw, 'prompt_tokens');
+    outputTokens = numberAt(raw, 'completion_tokens');
+    cachedInputTokens = numberAt(raw, 'prompt_tokens_details', 'cached_tokens');
+  } else if (raw !== undefined && 'input_tokens' in raw) {
+    if (numberAt(raw, 'cache_read_input_tokens') === undefined) cachedInputTokens = undefined;
+  } else if (raw !== undefined && 'promptTokenCount' in raw) {
+    if (numberAt(raw, 'cachedContentTokenCount') === undefined) cachedInputTokens = undefined;
+  }
+  return { inputTokens, outputTokens, cachedInputTokens };
+}
+
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException('The model call was aborted.', 'AbortError');
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted === true && error === signal.reason) return true;
+  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
+}
+
+/** Turns whatever the AI SDK threw into a {@link ModelCallError}; aborts pass through unchanged. */
+function toModelError(error: unknown, modelId: string, signal: AbortSignal | undefined): unknown {
+  if (error instanceof ModelCallError || isAbort(error, signal)) return error;
+  let attempts: number | undefined;
+  let last = error;
+  if (RetryError.isInstance(error)) {
+    attempts = error.errors.length;
+    last = error.lastError;
+    if (isAbort(last, signal)) return last;
+  }
+  if (APICallError.isInstance(last)) {
+    return new ModelCallError({
+      modelId,
+      providerMessage: last.message,
+      statusCode: last.statusCode,
+      isRetryable: last.isRetryable,
+      attempts,
+      cause: error,
+    });
+  }
+  return new ModelCallError({ modelId, providerMessage: messageOf(last), attempts, cause: error });
+}
+
+/** A readable message from an Error, a provider error object (`{ message }` or `{ error: { message } }`) or anything else. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null) {
+    const record = error as Record<string, unknown>;
+    const nested = record.error;
+    if (typeof record.message === 'string') return record.message;
+    if (
+      typeof nested === 'object' &&
+      nested !== null &&
+      typeof (nested as Record<string, unknown>).message === 'string'
+    ) {
+      return (nested as { message: string }).message;
+    }
+    return JSON.stringify(error);
+  }
+  return String(error);
+}

@@ -1,0 +1,229 @@
+/**
+ * Model specs: the `--model` strings (`openai:gpt-4o-mini`, `openai-compatible:<url>#<model>`, ...)
+ * parsed into a {@link ModelSpec} and resolved into a {@link Model}.
+ *
+ * Provider packages and the AI SDK are imported lazily inside {@link resolveModelSpec}, so importing
+ * this module (or running `taoloop --help`) loads none of them.
+ *
+ * @module
+ */
+
+import { ModelConfigError } from './errors.js';
+import type { Model } from './types.js';
+
+/** A parsed model spec. `modelId` is the provider's model name, passed through unchanged. */
+export type ModelSpec =
+  | { provider: 'openai'; modelId: string }
+  | { provider: 'anthropic'; modelId: string }
+  | { provider: 'google'; modelId: string }
+  | { provider: 'ollama'; modelId: string }
+  | { provider: 'openai-compatible'; baseURL: string; modelId: string };
+
+/** The accepted spec forms, as listed in error messages. */
+export const MODEL_SPEC_FORMS: readonly string[] = [
+  'openai:<model>                      e.g. openai:gpt-4o-mini (needs OPENAI_API_KEY)',
+  'anthropic:<model>                   e.g. anthropic:claude-3-5-haiku-latest (needs ANTHROPIC_API_KEY)',
+  'google:<model>                      e.g. google:gemini-2.0-flash (needs GOOGLE_GENERATIVE_AI_API_KEY)',
+  'ollama:<model>                      e.g. ollama:llama3.1:8b (OLLAMA_BASE_URL, default http://127.0.0.1:11434/v1)',
+  'openai-compatible:<base-url>#<model> e.g. openai-compatible:http://127.0.0.1:8080/v1#my-model',
+];
+
+/** The API key variable each hosted provider needs. */
+const API_KEY_VARIABLES = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
+} as const;
+
+const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
+
+function specError(spec: string, problem: string): ModelConfigError {
+  return new ModelConfigError(
+    `Invalid model spec ${JSON.stringify(spec)}: ${problem}.\nAccepted forms:\n${MODEL_SPEC_FORMS.map((form) => `  ${form}`).join('\n')}`,
+  );
+}
+
+/**
+ * Parses a model spec string. Whitespace around the spec is ignored; the provider name is
+ * case-insensitive; everything after the first `:` is the model (so `ollama:llama3.1:8b` works).
+ * For `openai-compatible`, the model follows the last `#` and the base URL must be http(s).
+ *
+ * @throws {ModelConfigError} for an empty spec, a missing or unknown provider, an empty model, a
+ *   missing `#<model>` or a malformed base URL; the message lists the accepted forms.
+ */
+export function parseModelSpec(spec: string): ModelSpec {
+  const trimmed = spec.trim();
+  if (trimmed === '') throw specError(spec, 'the spec is empty');
+  if (/^https?:\/\//i.test(trimmed)) {
+    throw specError(spec, `a server URL needs the provider prefix: openai-compatible:${trimmed}`);
+  }
+  const colon = trimmed.indexOf(':');
+  if (colon === -1) throw specError(spec, 'no provider prefix (write <provider>:<model>)');
+  const provider = trimmed.slice(0, colon).toLowerCase();
+  const rest = trimmed.slice(colon + 1).trim();
+  switch (provider) {
+    case 'openai':
+    case 'anthropic':
+    case 'google':
+    case 'ollama':
+      if (rest === '') throw specError(spec, `no model after "${provider}:"`);
+      return { provider, modelId: rest };
+    case 'openai-compatible':
+      return parseCompatible(spec, rest);
+    default:
+      throw specError(spec, `unknown provider "${provider}"`);
+  }
+}
+
+function parseCompatible(spec: string, rest: string): ModelSpec {
+  const hash = rest.lastIndexOf('#');
+  if (hash === -1) throw specError(spec, 'openai-compatible needs "#<model>" after the base URL');
+  const baseURL = rest.slice(0, hash).trim().replace(/\/+$/, '');
+  const modelId = rest.slice(hash + 1).trim();
+  if (modelId === '') throw specError(spec, 'the model after "#" is empty');
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw specError(spec, `"${baseURL}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw specError(spec, `the base URL must start with http:// or https://, not ${url.protocol}//`);
+  }
+  return { provider: 'openai-compatible', baseURL, modelId };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function requireKey(env: NodeJS.ProcessEnv, variable: string, spec: string): string {
+  const key = nonEmpty(env[variable]);
+  if (key === undefined) {
+    throw new ModelConfigError(`Model "${spec}" needs an API key: set ${variable} in the environment.`);
+  }
+  return key;
+}
+
+/**
+ * Ollama serves the OpenAI-compatible API under `/v1`. A base URL given as the bare host
+ * (`http://host:11434`) or with Ollama's native `/api` path is pointed at `/v1`.
+ */
+function ollamaBaseURL(value: string | undefined): string {
+  const base = (nonEmpty(value) ?? DEFAULT_OLLAMA_BASE_URL).replace(/\/+$/, '');
+  if (/\/api$/.test(base)) return `${base.slice(0, -4)}/v1`;
+  return /^https?:\/\/[^/]+$/i.test(base) ? `${base}/v1` : base;
+}
+
+/**
+ * Parses `spec` and builds the model, importing only the provider package it needs.
+ *
+ * - `openai:<model>`: `@ai-sdk/openai`, Chat Completions API (`provider.chat`) because the default
+ *   Responses API does not support stop sequences; key `OPENAI_API_KEY`, optional `OPENAI_BASE_URL`.
+ * - `anthropic:<model>`: `@ai-sdk/anthropic`, key `ANTHROPIC_API_KEY`, optional `ANTHROPIC_BASE_URL`.
+ * - `google:<model>`: `@ai-sdk/google`, key `GOOGLE_GENERATIVE_AI_API_KEY`, optional
+ *   `GOOGLE_GENERATIVE_AI_BASE_URL`.
+ * - `ollama:<model>`: `@ai-sdk/openai-compatible` at `OLLAMA_BASE_URL` (default
+ *   `http://127.0.0.1:11434/v1`); the Ollama community provider drops stop sequences.
+ * - `openai-compatible:<base-url>#<model>`: `@ai-sdk/openai-compatible`; API key from
+ *   `TAOLOOP_API_KEY` or `OPENAI_COMPATIBLE_API_KEY` when set (optional).
+ *
+ * OpenAI-compatible models are created with `includeUsage: true` so streams report usage.
+ * No temperature default is set here (the loop sends 0).
+ *
+ * @param env Where API keys and base URLs are read from. @default process.env
+ * @throws {ModelConfigError} for a bad spec or a missing API key (naming the variable to set).
+ */
+export async function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+  const parsed = parseModelSpec(spec);
+  const id =
+    parsed.provider === 'openai-compatible'
+      ? `openai-compatible:${parsed.baseURL}#${parsed.modelId}`
+      : `${parsed.provider}:${parsed.modelId}`;
+  const { fromLanguageModel } = await import('./ai-sdk.js');
+  switch (parsed.provider) {
+    case 'openai': {
+      const apiKey = requireKey(env, API_KEY_VARIABLES.openai, id);
+      const baseURL = nonEmpty(env.OPENAI_BASE_URL);
+      const { createOpenAI } = await import('@ai-sdk/openai');
+      const provider = createOpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      return fromLanguageModel(provider.chat(parsed.modelId), { id });
+    }
+    case 'anthropic': {
+      const apiKey = requireKey(env, API_KEY_VARIABLES.anthropic, id);
+      const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
+      const provider = createAnthropic({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      return fromLanguageModel(provider.languageModel(parsed.modelId), { id });
+    }
+    case 'google': {
+      const apiKey = requireKey(env, API_KEY_VARIABLES.google, id);
+      const baseURL = nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL);
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
+      const provider = createGoogleGenerativeAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      return fromLanguageModel(provider.languageModel(parsed.modelId), { id });
+    }
+    case 'ollama':
+      return fromLanguageModel(
+        await compatibleModel('ollama', ollamaBaseURL(env.OLLAMA_BASE_URL), parsed.modelId),
+        {
+          id,
+        },
+      );
+    case 'openai-compatible': {
+      const apiKey = nonEmpty(env.TAOLOOP_API_KEY) ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY);
+      return fromLanguageModel(
+        await compatibleModel('openai-compatible', parsed.baseURL, parsed.modelId, apiKey),
+        {
+          id,
+        },
+      );
+    }
+    default: {
+      const unreachable: never = parsed;
+      throw new ModelConfigError(`Unhandled model spec ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+async function compatibleModel(name: string, baseURL: string, modelId: string, apiKey?: string) {
+  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+  const provider = createOpenAICompatible({
+    name,
+    baseURL,
+    includeUsage: true,
+    ...(apiKey === undefined ? {} : { apiKey }),
+  });
+  return provider.chatModel(modelId);
+}
+
+/**
+ * The model spec to use when none was given: `TAOLOOP_MODEL` if set, else the first hosted
+ * provider whose API key is set (`openai:gpt-4o-mini`, `anthropic:claude-3-5-haiku-latest`,
+ * `google:gemini-2.0-flash`, in that order), else `undefined`.
+ *
+ * @param env @default process.env
+ */
+export function defaultModelSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = nonEmpty(env.TAOLOOP_MODEL);
+  if (configured !== undefined) return configured;
+  if (nonEmpty(env[API_KEY_VARIABLES.openai]) !== undefined) return 'openai:gpt-4o-mini';
+  if (nonEmpty(env[API_KEY_VARIABLES.anthropic]) !== undefined) return 'anthropic:claude-3-5-haiku-latest';
+  if (nonEmpty(env[API_KEY_VARIABLES.google]) !== undefined) return 'google:gemini-2.0-flash';
+  return undefined;
+}
+
+/** A short multi-line help text on configuring a model, for the CLI's "no model configured" error. */
+export function describeModelSetup(): string {
+  return [
+    'Configure a model with --model <spec> or the TAOLOOP_MODEL environment variable:',
+    '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   any OpenAI-compatible server',
+    '                                      (llama.cpp, vLLM, LM Studio; key in TAOLOOP_API_KEY if needed)',
+    '  --model openai:gpt-4o-mini          with OPENAI_API_KEY set (OPENAI_BASE_URL optional)',
+    '  --model anthropic:claude-3-5-haiku-latest   with ANTHROPIC_API_KEY set',
+    '  --model google:gemini-2.0-flash     with GOOGLE_GENERATIVE_AI_API_KEY set',
+    '  --model ollama:llama3.1             local Ollama (OLLAMA_BASE_URL, default http://127.0.0.1:11434/v1)',
+    'Without --model, TAOLOOP_MODEL is used, else the first provider whose API key is set.',
+  ].join('\n');
+}

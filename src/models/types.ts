@@ -1,0 +1,80 @@
+/**
+ * The model interface: the one seam between the loop and any language model.
+ *
+ * Adapters (AI SDK providers, the scripted test model, ...) implement {@link Model}. They hold no loop
+ * logic: they turn a {@link ModelRequest} into a {@link ModelResponse} and report usage honestly.
+ *
+ * @module
+ */
+
+/** One chat message. Text ReAct needs only these three roles. */
+export interface ModelMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** What the loop asks of a model for one turn. */
+export interface ModelRequest {
+  /** The conversation so far: system prompt, question, previous turns and observations. */
+  messages: ModelMessage[];
+  /**
+   * Stop sequences sent to the provider (for ReAct, the Observation label). Providers that ignore them
+   * are handled by the loop, which also cuts the text client-side.
+   */
+  stopSequences?: string[];
+  /** Sampling temperature. The loop sends 0 unless told otherwise. */
+  temperature?: number;
+  /** Upper bound on generated tokens for this turn. */
+  maxOutputTokens?: number;
+  /** Aborts the request (the HTTP request for remote models). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Token usage as the provider reported it. A field is `undefined` when the provider did not report it,
+ * never a made-up 0.
+ */
+export interface ModelUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  /** Input tokens served from the provider's prompt cache, when reported. */
+  cachedInputTokens?: number | undefined;
+}
+
+/** Normalised reason the model stopped; the provider's own value is kept in `rawFinishReason`. */
+export type FinishReason =
+  | 'stop'
+  | 'length'
+  | 'content-filter'
+  | 'tool-calls'
+  | 'error'
+  | 'other'
+  | 'unknown';
+
+/** A complete model turn. */
+export interface ModelResponse {
+  /** The generated text (already cut at a stop sequence if the provider honoured it). */
+  text: string;
+  usage: ModelUsage;
+  finishReason: FinishReason;
+  /** The provider's own finish reason, for debugging. */
+  rawFinishReason?: string | undefined;
+}
+
+/** One part of a streamed model turn. */
+export type ModelStreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'finish'; usage: ModelUsage; finishReason: FinishReason; rawFinishReason?: string | undefined };
+
+/** A language model the loop can call. */
+export interface Model {
+  /** A readable identifier such as `openai:gpt-4o-mini` or `scripted`. */
+  readonly id: string;
+  /** One complete turn. */
+  generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * Optional streaming variant. The loop prefers it when present so that the trace shows text as it
+   * arrives and a reply that starts inventing an observation can be cancelled early.
+   */
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+}

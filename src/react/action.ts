@@ -1,0 +1,148 @@
+/**
+ * Reading the value of an `Action:` line: the tool name, then the input up to the matching closing
+ * bracket (`tool[input]` as in the paper, or `tool(input)`). Hand-written scans, each linear in the text.
+ *
+ * @module
+ */
+
+/** The name part of an action value. */
+export interface ActionHead {
+  /** The name as written, trimmed (may still carry backticks, quotes or markdown escapes). */
+  name: string;
+  /** Offset of the opening `[` or `(` on the name's line, or -1 when the line has none. */
+  bracket: number;
+  /** Offset where the name's line ends. */
+  lineEnd: number;
+}
+
+/** An input read from a bracket. */
+export interface BracketInput {
+  input: string;
+  /** False when the bracket was never closed; the input then runs to the end of the segment. */
+  closed: boolean;
+  /** Text after the closing bracket on the same line, when it is more than punctuation. */
+  trailingText?: string;
+  /** Offset after the consumed text (the end of the closing bracket's line, or the segment's end). */
+  end: number;
+}
+
+const CLOSER: Readonly<Record<string, string>> = { '[': ']', '(': ')' };
+
+/** Reads the name on the first non-blank line of the value `[start, end)` (the value may begin on the next line). */
+export function readHead(text: string, start: number, end: number): ActionHead {
+  let at = start;
+  while (at < end && /\s/.test(text[at] ?? '')) at++;
+  const newline = text.indexOf('\n', at);
+  const lineEnd = newline < 0 || newline > end ? end : newline;
+  let bracket = at;
+  while (bracket < lineEnd && text[bracket] !== '[' && text[bracket] !== '(') bracket++;
+  if (bracket >= lineEnd) return { name: text.slice(at, lineEnd).trim(), bracket: -1, lineEnd };
+  return { name: text.slice(at, bracket).trim(), bracket, lineEnd };
+}
+
+/**
+ * Reads the input that starts at the bracket `open`. A JSON object or array is taken whole (brackets in
+ * its strings ignored); otherwise nested brackets of the same kind are balanced. Newlines are kept. Scanning
+ * stops at `limit` (the cut before an invented observation); an unclosed input runs to `segmentEnd`.
+ */
+export function readBracketInput(
+  text: string,
+  open: number,
+  segmentEnd: number,
+  limit: number,
+): BracketInput {
+  const closer = CLOSER[text[open] ?? ''] ?? ']';
+  const close = jsonClose(text, open, closer, limit) ?? balancedClose(text, open, closer, limit);
+  if (close < 0) {
+    return { input: cleanInput(text.slice(open + 1, segmentEnd)), closed: false, end: segmentEnd };
+  }
+  const newline = text.indexOf('\n', close);
+  const lineEnd = newline < 0 || newline > limit ? limit : newline;
+  const result: BracketInput = { input: cleanInput(text.slice(open + 1, close)), closed: true, end: lineEnd };
+  const trailing = text.slice(close + 1, lineEnd).trim();
+  // `search[x]`.` or **search[x]**: closing markup, not words the model meant to add.
+  if (/[^\s`"'*_.,;:]/.test(trailing)) result.trailingText = trailing;
+  return result;
+}
+
+/** The closing bracket after a JSON value that fills the input, or undefined when the input is not JSON. */
+function jsonClose(text: string, open: number, closer: string, limit: number): number | undefined {
+  let at = open + 1;
+  while (at < limit && /\s/.test(text[at] ?? '')) at++;
+  if (text[at] !== '{' && text[at] !== '[') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (; at < limit; at++) {
+    const c = text[at];
+    if (inString) {
+      if (c === '\\') at++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) break;
+    }
+  }
+  if (at >= limit) return undefined;
+  at++;
+  while (at < limit && /\s/.test(text[at] ?? '')) at++;
+  return text[at] === closer ? at : undefined;
+}
+
+function balancedClose(text: string, open: number, closer: string, limit: number): number {
+  const opener = text[open];
+  let depth = 0;
+  for (let at = open; at < limit; at++) {
+    const c = text[at];
+    if (c === opener) depth++;
+    else if (c === closer && --depth === 0) return at;
+  }
+  return -1;
+}
+
+/**
+ * Trims an input without breaking indented code: leading blank lines go, but the first line's indentation
+ * stays when the input starts on a new line. One pair of quotes or backticks around the whole input is
+ * removed when that character does not occur inside.
+ */
+export function cleanInput(raw: string): string {
+  const lead = raw.length - raw.trimStart().length;
+  const lastNewline = raw.lastIndexOf('\n', lead - 1);
+  const start = lastNewline >= 0 && lead > 0 ? lastNewline + 1 : lead;
+  const trimmed = raw.slice(start).trimEnd();
+  const first = trimmed[0];
+  if (trimmed.length >= 2 && (first === '"' || first === "'" || first === '`') && trimmed.endsWith(first)) {
+    const inner = trimmed.slice(1, -1);
+    if (!inner.includes(first)) return inner;
+  }
+  return trimmed;
+}
+
+/** Removes one code fence around the whole value (`Action Input:` followed by a fenced block). */
+export function unwrapFence(value: string): string {
+  const match = /^(`{3,}|~{3,})[^\n`]*\n([\s\S]*)\n[ \t]*\1[ \t]*$/.exec(value);
+  return match ? (match[2] ?? '') : value;
+}
+
+/** Markup around a tool name that is never part of it: backticks, quotes, emphasis, markdown escapes. */
+export function cleanToolName(name: string): string {
+  return name.replace(/[`"'*\\]/g, '').trim();
+}
+
+/**
+ * Resolves a written tool name to a canonical one: exact, then case-insensitive, then the same after
+ * removing backticks, quotes and escapes (`run\_tests` → `run_tests`). Unknown names come back cleaned, in
+ * the case written.
+ */
+export function resolveTool(name: string, tools: readonly string[] | undefined): string {
+  const cleaned = cleanToolName(name);
+  if (!tools) return cleaned;
+  for (const candidate of [name, cleaned]) {
+    if (tools.includes(candidate)) return candidate;
+    const lower = candidate.toLowerCase();
+    const found = tools.find((tool) => tool.toLowerCase() === lower);
+    if (found !== undefined) return found;
+  }
+  return cleaned;
+}

@@ -1,0 +1,249 @@
+/**
+ * Parsing one model turn of the ReAct text protocol (Yao et al. 2022): `Thought:` then `Action: tool[input]`,
+ * or `Thought:` then `Answer:` (or the paper's `finish[answer]`). The parser never throws and runs in linear
+ * time; anything it cannot use becomes a `none` turn whose `problem` tells the model how to recover.
+ *
+ * @module
+ */
+import { cleanInput, cleanToolName, readBracketInput, readHead, resolveTool, unwrapFence } from './action.js';
+import { cleanReply, toOriginal } from './clean.js';
+import { ENGLISH_LABELS, type LabelSet } from './labels.js';
+import { describeProblem } from './problems.js';
+import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
+import type { ActionTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
+
+/** Options for {@link parseTurn}. */
+export interface ParseOptions {
+  /**
+   * Valid tool names. When given, written names are resolved to these canonical names: exact, then
+   * case-insensitive, then after removing backticks, quotes and markdown escapes (`run\_tests`). Unknown
+   * names are still returned (cleaned, case kept): the router answers unknown tools. Listed in problems.
+   */
+  tools?: readonly string[];
+  /** Label set; English is always accepted as well. @default ENGLISH_LABELS */
+  labels?: LabelSet;
+  /** The provider's finish reason; `'length'` means the reply was cut off at the token limit. */
+  finishReason?: string;
+}
+
+/** The fields every turn may carry, filled before the turn's type is decided. */
+type Base = Pick<ActionTurn, 'thought' | 'inventedObservation'>;
+
+interface Context {
+  labels: LabelSet;
+  index: LabelIndex;
+  tools: readonly string[] | undefined;
+  cutOff: boolean;
+}
+
+/** What the items of a reply hold, before deciding the turn. */
+interface Found {
+  thought?: string;
+  action?: ActionFound;
+  answer?: { text: string; complete: boolean };
+}
+
+type ActionFound =
+  | { kind: 'tool'; tool: string; input: string; trailingText?: string; complete: boolean }
+  | { kind: 'empty'; written: string; complete: boolean }
+  | { kind: 'syntax'; written: string; complete: boolean };
+
+/** Action names that mean "no tool" (models copy `Action: None` from chat-style templates). */
+const EMPTY_NAMES = new Set(['', 'none', 'null', 'nil', 'n/a', 'no action', 'nothing', '-']);
+/** Words that decorate a placeholder answer (`your final answer here`) in the supported languages. */
+const PLACEHOLDER_FILLERS = new Set([
+  'the',
+  'your',
+  'my',
+  'a',
+  'an',
+  'final',
+  'here',
+  'sua',
+  'seu',
+  'votre',
+  'anda',
+]);
+
+/**
+ * Parses one model reply into a {@link Turn}.
+ *
+ * - Labels count only at the start of a line; see `scan.ts` for the accepted spellings.
+ * - `<think>` blocks are removed and one code fence around the whole reply is unwrapped first; labels
+ *   inside other fences are ignored.
+ * - Everything from the first model-written `Observation:` (or a trailing `\nObserv` fragment) is dropped
+ *   and `inventedObservation` is set.
+ * - An action and an answer in one turn, a placeholder answer, an action naming no tool, a bare action
+ *   without brackets (`Action: Login`, even when the word is a tool), a reply cut off at the token limit
+ *   (`finishReason: 'length'`) and prose without labels each give a `none` turn with a precise `problem`.
+ * - Only a runnable action conflicts with an answer: `Action: None` then `Answer: x` is the answer.
+ * - Several actions without an observation between them: the first is taken.
+ * - An unclosed bracket runs to the next label; with `finishReason: 'length'` it is `truncated`, as is an
+ *   answer or two-line input that nothing follows (it may have been cut mid-sentence).
+ * - `finish[...]` is always the answer, even if a tool of that name is listed.
+ *
+ * @example
+ * ```ts
+ * parseTurn('Thought: I need the total.\nAction: calculator[20 * 12 * 7]');
+ * // { type: 'action', tool: 'calculator', input: '20 * 12 * 7', thought: 'I need the total.' }
+ * ```
+ */
+export function parseTurn(text: string, options: ParseOptions = {}): Turn {
+  const labels = options.labels ?? ENGLISH_LABELS;
+  const context: Context = {
+    labels,
+    index: labelIndex(labels),
+    tools: options.tools,
+    cutOff: options.finishReason === 'length',
+  };
+  const cleaned = cleanReply(text).text;
+  if (cleaned.trim() === '') return none(context.cutOff ? 'truncated' : 'empty', context, {});
+  const scan = scanReply(cleaned, context.index);
+  const found = collect(cleaned, scan, context);
+  const base: Base = {};
+  if (found.thought !== undefined) base.thought = found.thought;
+  if (scan.invented) base.inventedObservation = true;
+  return decide(found, scan, context, base);
+}
+
+/**
+ * Index in `text` where a model-written observation starts (the start of its line: a label, or a trailing
+ * partial fragment such as `\nObserv` at the very end), or -1. The loop uses it to stop a stream early and
+ * to cut the transcript. Uses the same rules as {@link parseTurn}.
+ */
+export function findInventedObservation(text: string, labels: LabelSet = ENGLISH_LABELS): number {
+  const cleaned = cleanReply(text);
+  const scan = scanReply(cleaned.text, labelIndex(labels));
+  return scan.invented ? toOriginal(cleaned, scan.end) : -1;
+}
+
+function none(kind: FormatProblemKind, context: Context, base: Base, detail?: string): NoneTurn {
+  const invented = base.inventedObservation === true;
+  const problem = describeProblem(kind, {
+    labels: context.labels,
+    tools: context.tools,
+    invented,
+    ...(detail === undefined ? {} : { detail }),
+  });
+  return { ...base, type: 'none', kind, problem };
+}
+
+/** Walks the items in order: the first thought, the first action, the first answer. */
+function collect(text: string, scan: Scan, context: Context): Found {
+  const found: Found = {};
+  const { items } = scan;
+  let consumed = 0;
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k]!;
+    if (item.lineStart < consumed) continue; // inside an action input that spans lines
+    const segmentEnd = items[k + 1]?.lineStart ?? scan.end;
+    // A value is complete when something follows it: a later label or the cut at an invented observation.
+    const complete = k + 1 < items.length || scan.invented || !context.cutOff;
+    if (item.kind === 'thought') {
+      const value = text.slice(item.valueStart, segmentEnd).trim();
+      if (found.thought === undefined && value !== '') found.thought = value;
+    } else if (item.kind === 'answer') {
+      found.answer ??= { text: text.slice(item.valueStart, segmentEnd).trim(), complete };
+    } else if (item.kind === 'action' || item.kind === 'finish') {
+      consumed = readAction(text, items, k, scan, context, found);
+    }
+    if (found.action && found.answer) break;
+  }
+  if (found.thought === undefined && items.length + Number(scan.invented) > 0) {
+    const preamble = text.slice(0, items[0]?.lineStart ?? scan.end).trim();
+    if (preamble !== '') found.thought = preamble;
+  }
+  return found;
+}
+
+/**
+ * Reads the action at `items[k]` into `found` (as the action, or as the answer when it calls `finish`),
+ * unless one of that kind was already found. Returns the offset up to which the text was consumed.
+ */
+function readAction(
+  text: string,
+  items: readonly Item[],
+  k: number,
+  scan: Scan,
+  context: Context,
+  found: Found,
+) {
+  const item = items[k]!;
+  const next = items[k + 1];
+  const segmentEnd = next?.lineStart ?? scan.end;
+  const head = readHead(text, item.valueStart, segmentEnd);
+  const isFinish = context.index.finish.has(normaliseWord(cleanToolName(head.name)));
+  if (isFinish ? found.answer : found.action) return 0;
+  const endComplete = (hasNext: boolean) => hasNext || scan.invented || !context.cutOff;
+  let input: { text: string; complete: boolean; trailingText?: string } | undefined;
+  let consumed = 0;
+  if (head.bracket >= 0) {
+    const read = readBracketInput(text, head.bracket, segmentEnd, scan.end);
+    input = { text: read.input, complete: read.closed || endComplete(next !== undefined) };
+    if (read.trailingText !== undefined) input.trailingText = read.trailingText;
+    consumed = read.end;
+  } else if (next?.kind === 'actionInput') {
+    const inputEnd = items[k + 2]?.lineStart ?? scan.end;
+    const value = cleanInput(unwrapFence(text.slice(next.valueStart, inputEnd).trim()));
+    input = { text: value, complete: endComplete(k + 2 < items.length) };
+    consumed = inputEnd;
+  }
+  if (isFinish && input) {
+    found.answer = { text: input.text, complete: input.complete };
+  } else {
+    found.action = classify(head.name, input, endComplete(next !== undefined), context);
+  }
+  return consumed;
+}
+
+function classify(
+  written: string,
+  input: { text: string; complete: boolean; trailingText?: string } | undefined,
+  lineComplete: boolean,
+  context: Context,
+): ActionFound {
+  const tool = resolveTool(written, context.tools);
+  const known = context.tools?.includes(tool) ?? false;
+  if (!known && EMPTY_NAMES.has(tool.toLowerCase()))
+    return { kind: 'empty', written, complete: lineComplete };
+  if (!input || /\s/.test(tool)) return { kind: 'syntax', written, complete: lineComplete };
+  const action: ActionFound = { kind: 'tool', tool, input: input.text, complete: input.complete };
+  if (input.trailingText !== undefined) action.trailingText = input.trailingText;
+  return action;
+}
+
+function isPlaceholder(answer: string, index: LabelIndex): boolean {
+  if (/^[\s.…]*$/.test(answer)) return true;
+  // Digits or other punctuation mean real content ("Answer: 42", "Answer: yes, it is").
+  if (/[^\p{L}\p{M}\s<>[\]{}"'`_.…*]/u.test(answer)) return false;
+  const words = answer
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}]+/u)
+    .filter((word) => word !== '' && !PLACEHOLDER_FILLERS.has(word));
+  return words.length > 0 && words.length <= 3 && index.kinds.get(words.join('')) === 'answer';
+}
+
+function decide(found: Found, scan: Scan, context: Context, base: Base): Turn {
+  const { action, answer } = found;
+  if (action?.kind === 'tool' && answer) return none('action-and-answer', context, base);
+  if (answer) {
+    if (!answer.complete) return none('truncated', context, base);
+    if (isPlaceholder(answer.text, context.index)) {
+      return none('placeholder-answer', context, base, answer.text.trim() === '' ? undefined : answer.text);
+    }
+    return { ...base, type: 'answer', text: answer.text };
+  }
+  if (action && !action.complete) return none('truncated', context, base);
+  if (action?.kind === 'tool') {
+    const turn: ActionTurn = { ...base, type: 'action', tool: action.tool, input: action.input };
+    if (action.trailingText !== undefined) turn.trailingText = action.trailingText;
+    return turn;
+  }
+  if (action?.kind === 'empty') return none('empty-action', context, base, action.written || undefined);
+  if (action?.kind === 'syntax') return none('unknown-syntax', context, base, action.written);
+  if (context.cutOff) return none('truncated', context, base);
+  if (scan.items.length > 0 || scan.invented) return none('no-action', context, base);
+  return none('no-labels', context, base);
+}

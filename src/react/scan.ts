@@ -1,0 +1,188 @@
+/**
+ * Finding protocol labels line by line. Labels count only at the start of a line (after spaces and
+ * markdown markers such as `**`, `__`, `#`, `-`), in any case, accent-insensitive, with `:` or `：`, an
+ * optional space before the colon and an optional step number (`Thought 2:`, as in the paper's prompts).
+ * Every line costs at most a bounded look at its first characters, so scanning is linear in the text.
+ *
+ * @module
+ */
+import { closesFence, type Fence, readFence } from './clean.js';
+import { LABEL_SETS, type LabelSet, mergeLabels } from './labels.js';
+
+/** Labels the parser tells apart. */
+export type LabelKind = 'thought' | 'action' | 'actionInput' | 'observation' | 'answer' | 'question';
+
+/** A labelled line, or (`finish`) a line that starts with the pseudo-tool call `finish[...]`. */
+export interface Item {
+  kind: LabelKind | 'finish';
+  /** Offset of the start of the line. */
+  lineStart: number;
+  /** Offset where the value starts: after the colon (and closing emphasis), or at `finish` itself. */
+  valueStart: number;
+}
+
+/** The labels of one set plus English, as normalised words. */
+export interface LabelIndex {
+  kinds: ReadonlyMap<string, LabelKind>;
+  finish: ReadonlySet<string>;
+  observation: readonly string[];
+}
+
+/** The result of scanning one reply. */
+export interface Scan {
+  /** Labelled lines before the cut, in order. */
+  items: Item[];
+  /** Where usable text ends: the start of the first model-written observation, or the text's length. */
+  end: number;
+  /** True when the model wrote an observation (or the start of one) and the text was cut there. */
+  invented: boolean;
+}
+
+/** Longest prefix (markers + label + colon) looked at on a line; longer headers are prose. */
+const HEADER_LIMIT = 48;
+/** The shortest trailing fragment taken for a cut-off observation label (`Obs`). */
+const FRAGMENT_MIN = 3;
+const HEADER_CHARS = /^[\p{L}\p{M}\p{N} \t_*'’-]+$/u;
+
+const IGNORED_ASCII = new Set([..." \t\n\r\v\f_*'-0123456789"].map((c) => c.charCodeAt(0)));
+
+/** Lowercase, accents removed, spaces/underscores/emphasis/apostrophes/digits removed: `Ação 2` → `acao`. */
+export function normaliseWord(word: string): string {
+  // ASCII fast path: this runs once per line, and NFD plus regexes dominate on 10,000-line inputs.
+  let out = '';
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c > 127) return normaliseUnicode(word);
+    if (c >= 65 && c <= 90) out += String.fromCharCode(c + 32);
+    else if (!IGNORED_ASCII.has(c)) out += word[i];
+  }
+  return out;
+}
+
+function normaliseUnicode(word: string): string {
+  return word
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\s_*'’\-\d]/g, '');
+}
+
+/** Letters and `_`, as in a tool name; ASCII checked without a regex because it runs on every line. */
+function isWordChar(c: string | undefined): boolean {
+  if (c === undefined) return false;
+  const code = c.charCodeAt(0);
+  if (code < 128) return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
+  return /\p{L}/u.test(c);
+}
+
+const indexCache = new WeakMap<LabelSet, LabelIndex>();
+
+/** Builds (once per set) the lookup of normalised label words; English is always included. */
+export function labelIndex(labels: LabelSet): LabelIndex {
+  const cached = indexCache.get(labels);
+  if (cached) return cached;
+  const merged = mergeLabels(labels);
+  const kinds = new Map<string, LabelKind>();
+  const add = (kind: LabelKind, words: readonly string[]) => {
+    for (const word of words) {
+      const key = normaliseWord(word);
+      if (key !== '' && !kinds.has(key)) kinds.set(key, kind);
+    }
+  };
+  add('thought', merged.thought);
+  add('actionInput', merged.actionInput);
+  add('action', merged.action);
+  // An observation is never the model's to write, in any language: all built-in spellings cut the text.
+  const observation = [...merged.observation, ...Object.values(LABEL_SETS).flatMap((set) => set.observation)];
+  add('observation', observation);
+  add('answer', merged.answer);
+  add('question', merged.question);
+  const index: LabelIndex = {
+    kinds,
+    finish: new Set(merged.finish.map(normaliseWord)),
+    observation: observation.map(normaliseWord),
+  };
+  indexCache.set(labels, index);
+  return index;
+}
+
+/** Skips indentation and markdown markers; reports whether emphasis (`*`, `_`) was among them. */
+function skipMarkers(text: string, start: number, end: number): { at: number; emphasis: boolean } {
+  let at = start;
+  let emphasis = false;
+  while (at < end && at - start < HEADER_LIMIT) {
+    const c = text[at];
+    if (c === '*' || c === '_') emphasis = true;
+    else if (c !== ' ' && c !== '\t' && c !== '#' && c !== '-') break;
+    at++;
+  }
+  return { at, emphasis };
+}
+
+/** The label on the line `[start, end)`, if any. */
+export function readLabel(text: string, start: number, end: number, index: LabelIndex): Item | undefined {
+  const { at, emphasis } = skipMarkers(text, start, end);
+  if (startsFinishCall(text, at, end, index)) return { kind: 'finish', lineStart: start, valueStart: at };
+  const limit = Math.min(end, at + HEADER_LIMIT);
+  let colon = at;
+  while (colon < limit && text[colon] !== ':' && text[colon] !== '：') colon++;
+  if (colon >= limit) return undefined;
+  const header = text.slice(at, colon);
+  if (!HEADER_CHARS.test(header)) return undefined;
+  const kind = index.kinds.get(normaliseWord(header));
+  if (!kind) return undefined;
+  let valueStart = colon + 1;
+  // `**Action:** x`: the emphasis closes after the colon.
+  if (emphasis)
+    while (valueStart < end && (text[valueStart] === '*' || text[valueStart] === '_')) valueStart++;
+  return { kind, lineStart: start, valueStart };
+}
+
+/** `finish[` or `finish(` (any case) at `at`: the paper's pseudo-tool, written with or without `Action:`. */
+function startsFinishCall(text: string, at: number, end: number, index: LabelIndex): boolean {
+  let j = at;
+  while (j < end && j - at < 24 && isWordChar(text[j])) j++;
+  if (j === at || !index.finish.has(normaliseWord(text.slice(at, j)))) return false;
+  while (j < end && text[j] === ' ') j++;
+  return text[j] === '[' || text[j] === '(';
+}
+
+/** True when the line is the start of an observation label cut off mid-word (`Observ`, `**Observation 2`). */
+function isObservationFragment(text: string, start: number, end: number, index: LabelIndex): boolean {
+  const { at } = skipMarkers(text, start, end);
+  const rest = text.slice(at, end).trimEnd();
+  if (rest.length > HEADER_LIMIT || !HEADER_CHARS.test(rest)) return false;
+  const key = normaliseWord(rest);
+  return key.length >= FRAGMENT_MIN && index.observation.some((word) => word.startsWith(key));
+}
+
+/**
+ * Scans the reply line by line: labelled lines outside code fences become items, and the first
+ * observation label (or a trailing fragment of one after a newline) ends the usable text.
+ */
+export function scanReply(text: string, index: LabelIndex): Scan {
+  const items: Item[] = [];
+  const contentEnd = text.trimEnd().length;
+  let fence: Fence | undefined;
+  for (let start = 0; start <= text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline < 0 ? text.length : newline;
+    const lineEnd = text[end - 1] === '\r' ? end - 1 : end;
+    const marker = readFence(text, start, lineEnd);
+    if (fence) {
+      if (closesFence(fence, marker)) fence = undefined;
+    } else if (marker) {
+      fence = marker;
+    } else {
+      const item = readLabel(text, start, lineEnd, index);
+      if (item?.kind === 'observation') return { items, end: start, invented: true };
+      if (item) items.push(item);
+      else if (start > 0 && lineEnd >= contentEnd && isObservationFragment(text, start, lineEnd, index)) {
+        return { items, end: start, invented: true };
+      }
+    }
+    if (newline < 0) break;
+    start = newline + 1;
+  }
+  return { items, end: text.length, invented: false };
+}

@@ -1,0 +1,189 @@
+/**
+ * The built-in search tool: keyword (BM25) search over a folder of local documents.
+ *
+ * @module
+ */
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { DocumentIndex, type SourceDocument } from './search-index.js';
+import type { Tool } from './types.js';
+
+export {
+  DEFAULT_MIN_RELATIVE_SCORE,
+  DocumentIndex,
+  type IndexSearchOptions,
+  type SearchHit,
+  type SourceDocument,
+} from './search-index.js';
+
+/** What the search tool answers when no passage matches. */
+export const NO_MATCH = 'No matching document.';
+
+/** File extensions read from the docs folder. */
+export const DOC_EXTENSIONS: readonly string[] = ['.md', '.txt', '.json', '.jsonl'];
+
+/** Most files read from one docs folder; a folder with more is refused (it is probably the wrong one). */
+export const MAX_DOC_FILES = 10_000;
+
+const FOLDER_HINT = '--docs must be a folder with .md/.txt/.json/.jsonl files';
+
+/** The docs folder cannot be used: missing, not a folder, unreadable, empty or too big. */
+export class DocsFolderError extends Error {
+  override name = 'DocsFolderError';
+}
+
+/** Options for {@link createSearchTool}. */
+export interface SearchToolOptions {
+  /** Folder to index, searched recursively. Dotfiles, dot-folders, `node_modules` and symlinks are skipped. */
+  docsDir: string;
+  /** Most passages returned per search. @default 2 */
+  topK?: number;
+}
+
+/**
+ * Reads a docs folder into documents, one per file, with ids relative to the folder (`/` separated).
+ *
+ * `.md` and `.txt` files are read as text. `.jsonl` files: each line's `text` or `content` field (with
+ * its `title` in front when there is one), a string line as is, else the whole line. `.json` files: the
+ * same for the value, an array giving one paragraph per item, and other objects their fields as
+ * `key: value` pairs.
+ *
+ * @throws {DocsFolderError} when the folder is missing, not a folder, unreadable, has no readable
+ * documents, or has more than {@link MAX_DOC_FILES} of them; the message names the path.
+ */
+export async function readDocuments(docsDir: string): Promise<SourceDocument[]> {
+  const root = path.resolve(docsDir);
+  const info = await stat(root).catch((error: unknown) => {
+    throw new DocsFolderError(`Docs folder ${root} ${describeError(error)}: ${FOLDER_HINT}`);
+  });
+  if (!info.isDirectory()) throw new DocsFolderError(`${root} is not a folder: ${FOLDER_HINT}`);
+  const files = await listDocFiles(root);
+  const docs: SourceDocument[] = [];
+  for (const file of files) {
+    const raw = await readFile(file, 'utf8').catch((error: unknown) => {
+      throw new DocsFolderError(`Document ${file} ${describeError(error)}: ${FOLDER_HINT}`);
+    });
+    const text = documentText(raw, path.extname(file).toLowerCase());
+    if (text.trim() !== '') docs.push({ id: path.relative(root, file).split(path.sep).join('/'), text });
+  }
+  if (docs.length === 0) {
+    throw new DocsFolderError(`No documents with text found in ${root}: ${FOLDER_HINT}`);
+  }
+  return docs;
+}
+
+/**
+ * Creates the `search` tool over a folder of documents, read and indexed once, now.
+ * Its observation is the best passages (at most `topK`, weak ones dropped) joined with ` | `, or
+ * exactly `No matching document.`. Read-only.
+ *
+ * @example
+ * ```ts
+ * const search = await createSearchTool({ docsDir: 'examples/brightgrid' });
+ * await search.run('Pro price per developer', { signal }); // 'Pricing: Brightgrid Pro costs $20 per month...'
+ * ```
+ *
+ * @throws {DocsFolderError} when the folder cannot be used (see {@link readDocuments}).
+ * @throws {RangeError} when `topK` is not a positive integer.
+ */
+export async function createSearchTool(options: SearchToolOptions): Promise<Tool> {
+  const topK = options.topK ?? 2;
+  if (!Number.isInteger(topK) || topK < 1) {
+    throw new RangeError(`topK must be a positive integer, got ${topK}`);
+  }
+  const index = DocumentIndex.fromDocuments(await readDocuments(options.docsDir));
+  const folderName = path.basename(path.resolve(options.docsDir));
+  return {
+    name: 'search',
+    description: `Searches the documents in ${folderName} and returns the best matching passages. Input: a few keywords.`,
+    inputHint: 'keywords',
+    effects: 'read',
+    run(input) {
+      if (input.trim() === '')
+        throw new Error('Empty query: write a few keywords, e.g. search[refund policy]');
+      const hits = index.search(input, topK);
+      return hits.length === 0 ? NO_MATCH : hits.map((hit) => hit.text).join(' | ');
+    },
+  };
+}
+
+async function listDocFiles(root: string): Promise<string[]> {
+  const files: string[] = [];
+  const pending = [root];
+  for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+    const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
+      throw new DocsFolderError(`Folder ${dir} ${describeError(error)}: ${FOLDER_HINT}`);
+    });
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(full);
+      else if (entry.isFile() && DOC_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) {
+        files.push(full);
+      }
+    }
+    if (files.length > MAX_DOC_FILES) {
+      throw new DocsFolderError(`More than ${MAX_DOC_FILES} documents under ${root}: ${FOLDER_HINT}`);
+    }
+  }
+  return files.sort();
+}
+
+function documentText(raw: string, extension: string): string {
+  if (extension === '.jsonl') {
+    return raw
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const value = parseJson(line);
+        return value === undefined ? line : jsonText(value, 0) || line;
+      })
+      .join('\n\n');
+  }
+  if (extension === '.json') {
+    const value = parseJson(raw);
+    return value === undefined ? raw : jsonText(value, 0);
+  }
+  return raw;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The readable text of a JSON value: `text`/`content` fields first, else every primitive field. */
+function jsonText(value: unknown, depth: number): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null || typeof value !== 'object' || depth > 20) return '';
+  if (Array.isArray(value)) {
+    return value
+      .map((item) => jsonText(item, depth + 1))
+      .filter((text) => text !== '')
+      .join('\n\n');
+  }
+  const record = value as Record<string, unknown>;
+  const body = typeof record.text === 'string' ? record.text : record.content;
+  if (typeof body === 'string') {
+    return typeof record.title === 'string' ? `${record.title}: ${body}` : body;
+  }
+  const fields: string[] = [];
+  const nested: string[] = [];
+  for (const [key, field] of Object.entries(record)) {
+    if (typeof field === 'object' && field !== null) nested.push(jsonText(field, depth + 1));
+    else if (field !== null && field !== undefined) fields.push(`${key}: ${String(field)}`);
+  }
+  return [fields.join('; '), ...nested].filter((text) => text !== '').join('\n\n');
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'is not readable (permission denied)';
+  return `cannot be read (${typeof code === 'string' ? code : String(error)})`;
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { cleanEnv, runCli } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+
+const QUESTION = 'How much does Brightgrid Pro cost per year for 7 developers?';
+const SCRIPT = [
+  'Thought: I need the price per developer.\nAction: search[Brightgrid Pro price per developer]',
+  'Thought: Now the yearly total for 7 developers.\nAction: calculator[20 * 12 * 7]',
+  'Thought: The calculator gave the total.\nAnswer: $1,680 per year',
+];
+
+for (const streaming of [true, false]) {
+  describe(`taoloop run against a local OpenAI-compatible server (${streaming ? 'SSE streaming' : 'JSON'})`, () => {
+    let server: Awaited<ReturnType<typeof startFakeOpenAI>>;
+    before(async () => {
+      server = await startFakeOpenAI({ replies: SCRIPT });
+    });
+    after(() => server.close());
+
+    test('prints the three steps with real observations, then the answer, and exits 0', async () => {
+      const args = [
+        'run',
+        QUESTION,
+        '--docs',
+        'examples/brightgrid',
+        '--model',
+        `openai-compatible:${server.baseURL}#test-model`,
+      ];
+      if (!streaming) args.push('--no-stream');
+      const { code, stdout, stderr } = await runCli(args);
+      assert.equal(code, 0, stderr);
+      const expected = [
+        'Thought: I need the price per developer.',
+        'Action: search[Brightgrid Pro price per developer]',
+        'Observation: Brightgrid Pro costs $20 per month per developer.',
+        'Thought: Now the yearly total for 7 developers.',
+        'Action: calculator[20 * 12 * 7]',
+        'Observation: 1680',
+        'Thought: The calculator gave the total.',
+        'Answer: $1,680 per year',
+      ];
+      let at = 0;
+      for (const line of expected) {
+        const found = stdout.indexOf(line, at);
+        assert.ok(found >= at, `missing or out of order: ${line}\n---\n${stdout}`);
+        at = found + line.length;
+      }
+
+      assert.equal(server.requests.length, 3);
+      for (const request of server.requests) {
+        assert.equal(request.stream === true, streaming);
+        assert.equal(request.temperature, 0);
+        const stop = ([] as string[]).concat(request.stop ?? []);
+        assert.ok(
+          stop.some((s) => s.includes('Observation:')),
+          `stop sequences: ${JSON.stringify(stop)}`,
+        );
+      }
+      const transcript = (i: number) => JSON.stringify(server.requests[i]!.messages);
+      assert.match(transcript(1), /Observation: Brightgrid Pro costs \$20 per month per developer\./);
+      assert.match(transcript(2), /Observation: 1680/);
+    });
+  });
+}
+
+test('--json prints one JSON result and nothing else', async () => {
+  const server = await startFakeOpenAI({ replies: SCRIPT });
+  try {
+    const { code, stdout } = await runCli([
+      'run',
+      QUESTION,
+      '--json',
+      '--docs',
+      'examples/brightgrid',
+      '--model',
+      `openai-compatible:${server.baseURL}#m`,
+    ]);
+    assert.equal(code, 0);
+    const result = JSON.parse(stdout);
+    assert.equal(result.status, 'answered');
+    assert.equal(result.answer, '$1,680 per year');
+    assert.equal(result.steps.length, 3);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a run that ends without an answer exits 1 and says why', async () => {
+  const server = await startFakeOpenAI({ replies: ['I think it is about $1,600.', 'Roughly $1,600.'] });
+  try {
+    const { code, stdout } = await runCli([
+      'run',
+      QUESTION,
+      '--model',
+      `openai-compatible:${server.baseURL}#m`,
+    ]);
+    assert.equal(code, 1);
+    assert.match(stdout, /Format error/);
+    assert.match(stdout, /No answer: the model kept writing turns that do not follow/);
+    assert.doesNotMatch(stdout, /^Answer:/m);
+  } finally {
+    await server.close();
+  }
+});
+
+test('with no model configured, run exits 2 and names the ways to configure one', async () => {
+  const { code, stdout, stderr } = await runCli(['run', 'What is 2 + 2?'], { env: cleanEnv() });
+  assert.equal(code, 2);
+  assert.equal(stdout, '');
+  assert.match(stderr, /no model is configured/);
+  assert.match(stderr, /--model/);
+  assert.match(stderr, /TAOLOOP_MODEL/);
+  assert.match(stderr, /OPENAI_API_KEY/);
+  assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('bad usage exits 2 with a clear message and no stack trace', async () => {
+  const cases: [string[], RegExp][] = [
+    [['run', 'q', '--max-steps', '0'], /--max-steps/],
+    [['run', 'q', '--bogus'], /unknown option '--bogus'/],
+    [['run', 'q', '--tools', 'calculator,rm'], /unknown tool "rm"/],
+    [['run', 'q', '--tools', 'search'], /needs a folder of documents/],
+    [['run', 'q', '--docs', 'no/such/folder'], /no\/such\/folder/],
+    [['run', 'q', '--model', 'nonsense'], /model/i],
+    [['run'], /missing required argument/],
+    [['launch'], /unknown command/],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stderr } = await runCli(args);
+    assert.equal(code, 2, `${args.join(' ')}: ${stderr}`);
+    assert.match(stderr, message, args.join(' '));
+    assert.doesNotMatch(stderr, /\n\s+at /, `no stack trace for ${args.join(' ')}`);
+  }
+});

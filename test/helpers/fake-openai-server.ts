@@ -1,0 +1,218 @@
+/**
+ * A small local OpenAI-compatible chat-completions server for tests: scripted replies, recorded
+ * request bodies, streaming (SSE) and non-streaming answers, optional failures.
+ *
+ * It mimics the parts of https://platform.openai.com/docs/api-reference/chat that the AI SDK's
+ * OpenAI-compatible provider reads: `choices[0].message.content` / `delta.content`,
+ * `finish_reason`, and `usage` (`prompt_tokens`, `completion_tokens`,
+ * `prompt_tokens_details.cached_tokens`).
+ *
+ * @module
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A chat-completions request body as the server parsed it. */
+export interface ParsedRequestBody {
+  model: string;
+  messages: Array<{ role: string; content: string }>;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  stop?: string | string[];
+  temperature?: number;
+  max_tokens?: number;
+  [key: string]: unknown;
+}
+
+/** Token counts the server reports. Unset counts are estimated (characters / 4, rounded up). */
+export interface FakeUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Sent as `prompt_tokens_details.cached_tokens`; without it the field is left out entirely. */
+  cachedTokens?: number;
+}
+
+/** Options for {@link startFakeOpenAI}. */
+export interface FakeOpenAIOptions {
+  /**
+   * The scripted assistant texts, one per served call, or a function of the request and the call
+   * index (0-based, counting only calls that were answered, not `failFirst` failures). Running out
+   * of scripted replies answers HTTP 400 with a message saying so.
+   */
+  replies: string[] | ((request: ParsedRequestBody, callIndex: number) => string);
+  /**
+   * Return the whole scripted text even when the request has `stop`.
+   * @default false (the reply is cut before the first stop sequence, as real servers do)
+   */
+  ignoreStop?: boolean;
+  /** Answer the first `count` requests with HTTP `status` and an OpenAI-style error body. */
+  failFirst?: { status: number; count: number; message?: string };
+  /** Usage to report; `false` reports none. @default estimated counts, no cached tokens */
+  usage?: FakeUsage | false;
+  /** Characters per streamed content delta. @default 4 */
+  chunkSize?: number;
+  /** Pause between streamed chunks, in milliseconds. @default 0 */
+  chunkDelayMs?: number;
+}
+
+/** A running fake server. */
+export interface FakeOpenAI {
+  /** Base URL ending with `/v1`, e.g. `http://127.0.0.1:41234/v1`. */
+  baseURL: string;
+  /** Every parsed request body, in arrival order (failed ones included). */
+  requests: ParsedRequestBody[];
+  /** Stops the server and closes open connections. */
+  close(): Promise<void>;
+}
+
+/** Starts the server on 127.0.0.1 on a free port. */
+export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeOpenAI> {
+  const requests: ParsedRequestBody[] = [];
+  let failuresLeft = options.failFirst?.count ?? 0;
+  let served = 0;
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((error: unknown) => sendError(res, 500, String(error)));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+      sendError(res, 404, `fake server: no route for ${req.method} ${req.url}`);
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as ParsedRequestBody;
+    requests.push(body);
+    if (options.failFirst !== undefined && failuresLeft > 0) {
+      failuresLeft -= 1;
+      sendError(res, options.failFirst.status, options.failFirst.message ?? 'fake failure');
+      return;
+    }
+    const scripted = scriptedReply(options.replies, body, served);
+    if (scripted === undefined) {
+      sendError(res, 400, `fake server: no scripted reply for call #${served + 1}`);
+      return;
+    }
+    served += 1;
+    const text = options.ignoreStop === true ? scripted : cutAtStop(scripted, body.stop);
+    const usage = options.usage === false ? undefined : usageJson(options.usage ?? {}, body, text);
+    if (body.stream === true) {
+      await sendStream(res, body, text, usage, options);
+    } else {
+      sendJson(res, 200, {
+        id: 'chatcmpl-fake',
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        ...(usage === undefined ? {} : { usage }),
+      });
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function scriptedReply(
+  replies: FakeOpenAIOptions['replies'],
+  body: ParsedRequestBody,
+  callIndex: number,
+): string | undefined {
+  return typeof replies === 'function' ? replies(body, callIndex) : replies[callIndex];
+}
+
+/** Cuts `text` before the earliest stop sequence, as OpenAI does (the stop text is not returned). */
+export function cutAtStop(text: string, stop: string | string[] | undefined): string {
+  const sequences = stop === undefined ? [] : typeof stop === 'string' ? [stop] : stop;
+  let end = text.length;
+  for (const sequence of sequences) {
+    const at = sequence === '' ? -1 : text.indexOf(sequence);
+    if (at !== -1 && at < end) end = at;
+  }
+  return text.slice(0, end);
+}
+
+function usageJson(usage: FakeUsage, body: ParsedRequestBody, text: string): Record<string, unknown> {
+  const promptChars = body.messages.reduce((sum, message) => sum + String(message.content).length, 0);
+  const promptTokens = usage.promptTokens ?? Math.ceil(promptChars / 4);
+  const completionTokens = usage.completionTokens ?? Math.ceil(text.length / 4);
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    ...(usage.cachedTokens === undefined
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: usage.cachedTokens } }),
+  };
+}
+
+async function sendStream(
+  res: ServerResponse,
+  body: ParsedRequestBody,
+  text: string,
+  usage: Record<string, unknown> | undefined,
+  options: FakeOpenAIOptions,
+): Promise<void> {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model };
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ ...base, choices, ...extra });
+  const size = Math.max(1, options.chunkSize ?? 4);
+  const events: unknown[] = [
+    chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
+  ];
+  for (let at = 0; at < text.length; at += size) {
+    events.push(chunk([{ index: 0, delta: { content: text.slice(at, at + size) }, finish_reason: null }]));
+  }
+  events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  if (usage !== undefined && body.stream_options?.include_usage === true) events.push(chunk([], { usage }));
+  for (const event of events) {
+    if (res.destroyed) return;
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+    if (options.chunkDelayMs !== undefined && options.chunkDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, options.chunkDelayMs));
+    }
+  }
+  res.end('data: [DONE]\n\n');
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** OpenAI-style error body; `retry-after-ms: 0` keeps the AI SDK's retries instant in tests. */
+function sendError(res: ServerResponse, status: number, message: string): void {
+  sendJson(res, status, { error: { message, type: 'fake_error', code: null } }, { 'retry-after-ms': '0' });
+}

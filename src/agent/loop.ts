@@ -4,14 +4,17 @@
  *
  * @module
  */
+import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { parseTurn } from '../react/parse.js';
-import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
+import { renderMessages, renderSystemPrompt, stopSequences, type TranscriptEntry } from '../react/prompt.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
-import { addUsage, callModel } from './model-call.js';
+import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
+import { addUsage, requestTurn } from './model-call.js';
+import { RepeatTracker } from './repeats.js';
 import { cutTranscriptText, formatErrorObservation } from './turns.js';
-import type { AgentEvent, AgentOptions, RunResult, Step, StopReason } from './types.js';
+import type { AgentEvent, AgentOptions, RunResult, RunUsage, Step, StopReason } from './types.js';
 
 /** Default for {@link AgentOptions.maxSteps}. */
 export const DEFAULT_MAX_STEPS = 8;
@@ -21,111 +24,98 @@ export const DEFAULT_MAX_STEPS = 8;
  * {@link RunResult} (also carried by the final `run-end` event).
  *
  * Model failures and aborts end the run with status `error` / `aborted` and keep the partial trajectory;
- * tool failures become observations. Caller mistakes (an invalid tool list) throw before any model call.
+ * tool failures and unusable turns become observations. Caller mistakes (an invalid tool list) throw
+ * before any model call.
  *
  * @throws {ToolConfigError} for an invalid tool list.
  */
 export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
   const started = performance.now();
+  const { model, question, signal } = options;
   const labels = options.labels ?? ENGLISH_LABELS;
   const router = createToolRouter(options.tools);
-  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
-  const maxFormatErrors = options.maxConsecutiveFormatErrors ?? 2;
-  const systemPrompt = renderSystemPrompt({
-    tools: options.tools,
-    labels,
-    instructions: options.instructions,
-    examples: options.examples,
-  });
+  const systemPrompt = renderSystemPrompt({ ...options, labels });
+  const contextWindow =
+    options.contextWindowTokens ?? model.contextWindowTokens ?? knownContextWindow(model.id);
+  const repeats = new RepeatTracker(options.maxRepeatedActions ?? 3);
+  const stopState = { send: true };
   const steps: Step[] = [];
-  let usage = {};
+  let usage: RunUsage = {};
   let actionSteps = 0;
   let formatErrors = 0;
   const finish = (status: StopReason, extra: { answer?: string; error?: string } = {}): RunResult => ({
-    status,
-    ...extra,
-    question: options.question,
-    modelId: options.model.id,
-    steps,
-    usage,
+    ...{ status, ...extra, question, modelId: model.id, steps, usage },
     durationMs: Math.round(performance.now() - started),
   });
-  yield {
-    type: 'run-start',
-    question: options.question,
-    modelId: options.model.id,
-    tools: [...router.names],
-    systemPrompt,
-  };
+  yield { type: 'run-start', question, modelId: model.id, tools: [...router.names], systemPrompt };
 
   let result: RunResult | undefined;
   while (!result) {
-    if (options.signal?.aborted) {
+    if (signal?.aborted) {
       result = finish('aborted', { error: 'The run was aborted.' });
       break;
     }
-    if (actionSteps >= maxSteps) {
+    if (actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS)) {
       result = finish('max_steps');
       break;
     }
     const index = steps.length + 1;
-    const messages = renderMessages({
-      systemPrompt,
-      question: options.question,
-      labels,
-      entries: steps.map(toEntry),
-    });
+    let entries: TranscriptEntry[] = steps.map((s) => ({
+      modelText: s.transcriptText,
+      observation: s.observation?.text,
+    }));
+    if (contextWindow !== undefined) {
+      const reserved = estimateTokens(systemPrompt + question) + (options.maxOutputTokens ?? 1024);
+      entries = fitEntries(entries, contextWindow - reserved);
+    }
     yield { type: 'model-start', step: index };
     const modelStarted = performance.now();
-    let response: Awaited<ReturnType<typeof options.model.generate>>;
+    let response: ModelResponse;
     try {
-      const call = callModel(
-        options.model,
+      const call = requestTurn(
+        model,
         {
-          messages,
+          messages: renderMessages({ systemPrompt, question, labels, entries }),
           stopSequences: stopSequences(labels),
           temperature: options.temperature ?? 0,
           ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-          ...(options.signal && { signal: options.signal }),
+          ...(signal && { signal }),
         },
-        { stream: options.streaming ?? true, labels },
+        { stream: options.streaming ?? true, labels, stopState },
       );
       let next = await call.next();
-      while (!next.done) {
+      for (; !next.done; next = await call.next())
         yield { type: 'model-delta', step: index, text: next.value };
-        next = await call.next();
-      }
       response = next.value;
     } catch (error) {
-      result = options.signal?.aborted
+      result = signal?.aborted
         ? finish('aborted', { error: 'The run was aborted.' })
         : finish('error', { error: `The model call failed: ${errorMessage(error)}` });
       break;
     }
     usage = addUsage(usage, response.usage);
-    const turn = parseTurn(response.text, {
-      tools: router.names,
-      labels,
-      finishReason: response.finishReason,
-    });
+    const { text, finishReason } = response;
+    const turn = parseTurn(text, { tools: router.names, labels, finishReason });
+    const transcriptText = cutTranscriptText(text, labels);
+    const modelDurationMs = Math.round(performance.now() - modelStarted);
     const step: Step = {
       index,
-      modelText: response.text,
-      transcriptText: cutTranscriptText(response.text, labels),
+      modelText: text,
+      transcriptText,
       turn,
       usage: response.usage,
-      finishReason: response.finishReason,
-      modelDurationMs: Math.round(performance.now() - modelStarted),
+      finishReason,
+      modelDurationMs,
     };
     steps.push(step);
-    yield {
-      type: 'model-end',
-      step: index,
-      text: response.text,
-      turn,
-      usage: response.usage,
-      finishReason: response.finishReason,
-    };
+    yield { type: 'model-end', step: index, text, turn, usage: response.usage, finishReason };
+    if (turn.inventedObservation) {
+      yield {
+        type: 'invented-observation',
+        step: index,
+        droppedText: text.slice(transcriptText.length).trim(),
+      };
+    }
 
     switch (turn.type) {
       case 'answer':
@@ -136,24 +126,27 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
         formatErrors += 1;
         step.observation = { text: formatErrorObservation(turn), source: 'format-error', ok: false };
         yield { type: 'step-end', step };
-        if (formatErrors >= maxFormatErrors) result = finish('format_errors');
+        if (formatErrors >= (options.maxConsecutiveFormatErrors ?? 2)) result = finish('format_errors');
         break;
       case 'action': {
         formatErrors = 0;
         actionSteps += 1;
         yield { type: 'tool-start', step: index, tool: turn.tool, input: turn.input };
         const outcome = await router.call(turn.tool, turn.input, {
-          ...(options.signal && { signal: options.signal }),
+          ...(signal && { signal }),
           ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
         });
+        const repeat = repeats.record(turn.tool, turn.input, outcome.observation);
+        const observation = repeat.note ? `${outcome.observation}\n${repeat.note}` : outcome.observation;
         step.observation = {
-          text: outcome.observation,
+          text: observation,
           source: 'tool',
           ok: outcome.ok,
           durationMs: outcome.durationMs,
         };
-        yield { type: 'tool-end', step: index, tool: turn.tool, input: turn.input, ...outcome };
+        yield { type: 'tool-end', step: index, tool: turn.tool, input: turn.input, ...outcome, observation };
         yield { type: 'step-end', step };
+        if (repeat.stop) result = finish('repeated_action');
         break;
       }
       default:
@@ -178,8 +171,4 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
   let next = await run.next();
   while (!next.done) next = await run.next();
   return next.value;
-}
-
-function toEntry(step: Step) {
-  return { modelText: step.transcriptText, observation: step.observation?.text };
 }

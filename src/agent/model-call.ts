@@ -7,6 +7,7 @@
 import type { Model, ModelRequest, ModelResponse, ModelUsage } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { findInventedObservation } from '../react/parse.js';
+import { errorMessage } from '../util/own.js';
 
 /**
  * Calls the model. With `stream`, yields text deltas as they arrive and stops reading (cancelling the
@@ -50,6 +51,46 @@ export async function* callModel(
   }
   outer?.throwIfAborted();
   return response ?? { text, usage: {}, finishReason: 'unknown' };
+}
+
+/** Whether to keep sending stop sequences; cleared for the rest of a run once a provider rejects them. */
+export interface StopSequenceState {
+  send: boolean;
+}
+
+/**
+ * {@link callModel}, but when the provider rejects stop sequences (some reasoning models answer HTTP 400
+ * "Unsupported parameter: 'stop'") the call is made again without them, and later calls in the run skip
+ * them. The client-side cut at an invented observation still applies.
+ */
+export async function* requestTurn(
+  model: Model,
+  request: ModelRequest,
+  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState },
+): AsyncGenerator<string, ModelResponse> {
+  const withoutStop = (): ModelRequest => {
+    const { stopSequences: _dropped, ...rest } = request;
+    return rest;
+  };
+  if (!options.stopState.send) return yield* callModel(model, withoutStop(), options);
+  try {
+    return yield* callModel(model, request, options);
+  } catch (error) {
+    if (request.signal?.aborted || !isStopSequenceRejection(error)) throw error;
+    options.stopState.send = false;
+    return yield* callModel(model, withoutStop(), options);
+  }
+}
+
+/** True for a provider error that says the `stop` parameter is not accepted. */
+export function isStopSequenceRejection(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (status !== undefined && status !== 400 && status !== 422) return false;
+  const message = errorMessage(error);
+  return (
+    /\bstop(_sequences|Sequences)?\b/i.test(message) &&
+    /unsupported|not supported|invalid|unknown|not allowed|unrecognized/i.test(message)
+  );
 }
 
 /** True once a complete Observation label (with its colon) has been written at the start of a line. */

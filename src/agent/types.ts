@@ -5,6 +5,7 @@
  */
 
 import type { FinishReason, Model, ModelUsage } from '../models/types.js';
+import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
@@ -13,10 +14,11 @@ import type { Tool } from '../tools/types.js';
  * Why a run ended. A closed union: `answered` is the only status with an answer.
  * - `max_steps`: the step limit was reached without an answer.
  * - `format_errors`: too many model turns in a row could not be parsed.
+ * - `repeated_action`: the model kept repeating the same action and getting the same observation.
  * - `aborted`: the caller's signal fired (Ctrl-C in the CLI).
  * - `error`: the model failed (after its retries); `error` on the result says why.
  */
-export type StopReason = 'answered' | 'max_steps' | 'format_errors' | 'aborted' | 'error';
+export type StopReason = 'answered' | 'max_steps' | 'format_errors' | 'repeated_action' | 'aborted' | 'error';
 
 /** Options for {@link streamAgent} and {@link runAgent}. */
 export interface AgentOptions {
@@ -45,8 +47,22 @@ export interface AgentOptions {
   labels?: LabelSet;
   /** Extra instructions appended to the system prompt. */
   instructions?: string;
-  /** Few-shot examples in the protocol's text form, appended to the system prompt. */
-  examples?: string;
+  /** Few-shot examples, rendered in `labels` (structured) or used as written (string). */
+  examples?: string | readonly FewShotExample[];
+  /** Language for the content of thoughts and answers when the labels stay English, e.g. `'Portuguese'`. */
+  contentLanguage?: string;
+  /**
+   * The model's context window in tokens. When the transcript would not fit, the oldest observations are
+   * shortened to a marker (never the system prompt, the question or the latest step).
+   * @default the model's `contextWindowTokens`, else a known value for the model id, else no limit
+   */
+  contextWindowTokens?: number;
+  /**
+   * Repeats of the same action (tool and input) with the same observation that stop the run with
+   * `repeated_action`. Earlier repeats are answered with a note that the action was already done.
+   * @default 3
+   */
+  maxRepeatedActions?: number;
   /** Use the model's `stream()` when it has one, emitting `model-delta` events. @default true */
   streaming?: boolean;
 }
@@ -112,6 +128,7 @@ export type AgentEvent =
       usage: ModelUsage;
       finishReason: FinishReason;
     }
+  | { type: 'invented-observation'; step: number; droppedText: string }
   | { type: 'tool-start'; step: number; tool: string; input: string }
   | {
       type: 'tool-end';

@@ -4,6 +4,7 @@
  * @module
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { LabelLanguage } from '../react/labels.js';
 import { EXIT, UsageError } from './errors.js';
 
 /** Parses a positive integer option value. */
@@ -22,6 +23,7 @@ export interface RunCommandOptions {
   maxSteps: number;
   json: boolean;
   stream: boolean;
+  lang: LabelLanguage;
 }
 
 function buildProgram(setExit: (code: number) => void): Command {
@@ -46,6 +48,14 @@ function buildProgram(setExit: (code: number) => void): Command {
       new Option('--max-steps <n>', 'steps before the run stops without an answer')
         .default(8)
         .argParser(positiveInt),
+    )
+    .addOption(
+      new Option(
+        '--lang <code>',
+        'protocol labels: en (Thought/Action/Observation/Answer), pt, fr or id; English labels are always accepted',
+      )
+        .choices(['en', 'pt', 'fr', 'id'])
+        .default('en'),
     )
     .option('--json', 'print one JSON result on stdout and nothing else', false)
     .option('--no-stream', 'wait for each complete model turn instead of streaming it')

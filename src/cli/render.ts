@@ -5,6 +5,7 @@
  */
 import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
+import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 
 /** Where and how to render. */
@@ -12,11 +13,14 @@ export interface RenderOptions {
   /** Print only one JSON result at the end. */
   json: boolean;
   out: NodeJS.WritableStream;
+  /** Labels to print the trace with. @default ENGLISH_LABELS */
+  labels?: LabelSet;
 }
 
 /** Returns a function that renders one event. */
 export function createRenderer(options: RenderOptions): (event: AgentEvent) => void {
   const write = (line: string) => options.out.write(`${line}\n`);
+  const l = primaryLabels(options.labels ?? ENGLISH_LABELS);
   return (event) => {
     if (options.json) {
       if (event.type === 'run-end') write(JSON.stringify(toJson(event.result), null, 2));
@@ -24,19 +28,20 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
     }
     switch (event.type) {
       case 'model-end':
-        for (const line of turnLines(event.turn, event.text)) write(line);
+        for (const line of turnLines(event.turn, event.text, l)) write(line);
         break;
       case 'step-end':
         if (event.step.observation?.source === 'format-error')
-          write(pc.red(`Observation: ${event.step.observation.text}`));
+          write(pc.red(`${l.observation}: ${event.step.observation.text}`));
         break;
       case 'tool-end':
-        write(`${pc.cyan('Observation:')} ${event.ok ? event.observation : pc.red(event.observation)}`);
+        write(`${pc.cyan(`${l.observation}:`)} ${event.ok ? event.observation : pc.red(event.observation)}`);
         break;
       case 'run-end':
         for (const line of footerLines(event.result)) write(line);
         break;
       case 'run-start':
+      case 'invented-observation':
       case 'model-start':
       case 'model-delta':
       case 'tool-start':
@@ -47,15 +52,15 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
   };
 }
 
-function turnLines(turn: Turn, text: string): string[] {
+function turnLines(turn: Turn, text: string, l: ReturnType<typeof primaryLabels>): string[] {
   const lines: string[] = [];
-  if (turn.thought) lines.push(pc.dim(`Thought: ${turn.thought}`));
+  if (turn.thought) lines.push(pc.dim(`${l.thought}: ${turn.thought}`));
   switch (turn.type) {
     case 'action':
-      lines.push(pc.bold(`Action: ${turn.tool}[${turn.input}]`));
+      lines.push(pc.bold(`${l.action}: ${turn.tool}[${turn.input}]`));
       break;
     case 'answer':
-      lines.push(pc.bold(pc.green(`Answer: ${turn.text}`)));
+      lines.push(pc.bold(pc.green(`${l.answer}: ${turn.text}`)));
       break;
     case 'none':
       lines.push(pc.red(`(unusable model turn) ${JSON.stringify(text.slice(0, 500))}`));
@@ -78,6 +83,7 @@ function footerLines(result: RunResult): string[] {
   const why: Record<Exclude<RunResult['status'], 'answered'>, string> = {
     max_steps: 'No answer: the step limit was reached (raise it with --max-steps).',
     format_errors: 'No answer: the model kept writing turns that do not follow the Thought/Action format.',
+    repeated_action: 'No answer: the model kept repeating the same action with the same result.',
     aborted: 'No answer: the run was aborted.',
     error: `No answer: ${result.error ?? 'the run failed.'}`,
   };

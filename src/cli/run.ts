@@ -8,6 +8,7 @@ import type { RunResult } from '../agent/types.js';
 import { ModelConfigError } from '../models/errors.js';
 import { defaultModelSpec, describeModelSetup, resolveModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
+import { LABEL_SETS } from '../react/labels.js';
 import { calculator } from '../tools/calculator.js';
 import { createSearchTool } from '../tools/search.js';
 import type { Tool } from '../tools/types.js';
@@ -28,7 +29,8 @@ export async function runCommand(question: string, options: RunCommandOptions): 
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
   process.once('SIGINT', onSigint);
-  const render = createRenderer({ json: options.json, out: process.stdout });
+  const labels = LABEL_SETS[options.lang];
+  const render = createRenderer({ json: options.json, out: process.stdout, labels });
   let result: RunResult | undefined;
   try {
     const run = streamAgent({
@@ -36,6 +38,7 @@ export async function runCommand(question: string, options: RunCommandOptions): 
       question,
       tools,
       maxSteps: options.maxSteps,
+      labels,
       streaming: options.stream,
       signal: controller.signal,
     });

@@ -70,6 +70,8 @@ export type ModelStreamPart =
 export interface Model {
   /** A readable identifier such as `openai:gpt-4o-mini` or `scripted`. */
   readonly id: string;
+  /** The context window in tokens, when the adapter knows it. */
+  readonly contextWindowTokens?: number;
   /** One complete turn. */
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**

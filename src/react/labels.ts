@@ -111,3 +111,16 @@ export function mergeLabels(set: LabelSet): LabelSet {
     question: merge(set.question, en.question),
   };
 }
+
+/** The first (written) form of each label. */
+export function primaryLabels(labels: LabelSet = ENGLISH_LABELS) {
+  const first = (list: readonly string[], fallback: string) => list[0] ?? fallback;
+  return {
+    thought: first(labels.thought, 'Thought'),
+    action: first(labels.action, 'Action'),
+    observation: first(labels.observation, 'Observation'),
+    answer: first(labels.answer, 'Answer'),
+    finish: first(labels.finish, 'finish'),
+    question: first(labels.question, 'Question'),
+  };
+}

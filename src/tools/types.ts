@@ -32,6 +32,10 @@ export interface Tool {
   effects?: ToolEffects;
   /** Inputs longer than this are refused with an error observation. @default 200 */
   maxInputChars?: number;
+  /** Output longer than this reaches the model truncated, with a marker saying how much was cut. @default 4000 */
+  maxOutputChars?: number;
+  /** Time the tool may run before it is aborted and abandoned. @default 30000 */
+  timeoutMs?: number;
   /** Runs the tool. A thrown error becomes the observation `Error: <message>`; the loop goes on. */
   run(input: string, context: ToolContext): string | Promise<string>;
 }

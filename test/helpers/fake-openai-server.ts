@@ -50,6 +50,11 @@ export interface FakeOpenAIOptions {
   failFirst?: { status: number; count: number; message?: string };
   /** Usage to report; `false` reports none. @default estimated counts, no cached tokens */
   usage?: FakeUsage | false;
+  /**
+   * Answer any request that carries `stop` with HTTP 400 "Unsupported parameter: 'stop' ...", as OpenAI's
+   * reasoning models do. @default false
+   */
+  rejectStop?: boolean;
   /** Characters per streamed content delta. @default 4 */
   chunkSize?: number;
   /** Pause between streamed chunks, in milliseconds. @default 0 */
@@ -62,6 +67,8 @@ export interface FakeOpenAI {
   baseURL: string;
   /** Every parsed request body, in arrival order (failed ones included). */
   requests: ParsedRequestBody[];
+  /** Streams the client stopped reading before the end (the connection was closed early). */
+  readonly abandonedStreams: number;
   /** Stops the server and closes open connections. */
   close(): Promise<void>;
 }
@@ -71,6 +78,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   const requests: ParsedRequestBody[] = [];
   let failuresLeft = options.failFirst?.count ?? 0;
   let served = 0;
+  let abandonedStreams = 0;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => sendError(res, 500, String(error)));
@@ -88,6 +96,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       sendError(res, options.failFirst.status, options.failFirst.message ?? 'fake failure');
       return;
     }
+    if (options.rejectStop === true && body.stop !== undefined) {
+      sendError(res, 400, "Unsupported parameter: 'stop' is not supported with this model.");
+      return;
+    }
     const scripted = scriptedReply(options.replies, body, served);
     if (scripted === undefined) {
       sendError(res, 400, `fake server: no scripted reply for call #${served + 1}`);
@@ -97,7 +109,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     const text = options.ignoreStop === true ? scripted : cutAtStop(scripted, body.stop);
     const usage = options.usage === false ? undefined : usageJson(options.usage ?? {}, body, text);
     if (body.stream === true) {
-      await sendStream(res, body, text, usage, options);
+      const complete = await sendStream(res, body, text, usage, options);
+      if (!complete) abandonedStreams += 1;
     } else {
       sendJson(res, 200, {
         id: 'chatcmpl-fake',
@@ -115,6 +128,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    get abandonedStreams() {
+      return abandonedStreams;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -162,7 +178,7 @@ async function sendStream(
   text: string,
   usage: Record<string, unknown> | undefined,
   options: FakeOpenAIOptions,
-): Promise<void> {
+): Promise<boolean> {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -180,13 +196,14 @@ async function sendStream(
   events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
   if (usage !== undefined && body.stream_options?.include_usage === true) events.push(chunk([], { usage }));
   for (const event of events) {
-    if (res.destroyed) return;
+    if (res.destroyed) return false;
     res.write(`data: ${JSON.stringify(event)}\n\n`);
     if (options.chunkDelayMs !== undefined && options.chunkDelayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, options.chunkDelayMs));
     }
   }
   res.end('data: [DONE]\n\n');
+  return true;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -32,7 +32,18 @@ export type {
   ModelStreamPart,
   ModelUsage,
 } from './models/types.js';
-export { ENGLISH_LABELS, type LabelSet } from './react/labels.js';
+export { type ExampleStep, type FewShotExample, parseExamples, renderExamples } from './react/examples.js';
+export {
+  ENGLISH_LABELS,
+  FRENCH_LABELS,
+  INDONESIAN_LABELS,
+  LABEL_SETS,
+  type LabelLanguage,
+  type LabelSet,
+  mergeLabels,
+  PORTUGUESE_LABELS,
+} from './react/labels.js';
+export { formatObservation } from './react/observation.js';
 export { findInventedObservation, type ParseOptions, parseTurn } from './react/parse.js';
 export {
   renderMessages,
@@ -43,6 +54,22 @@ export {
 } from './react/prompt.js';
 export type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './react/turn.js';
 export { calculator, evaluateExpression } from './tools/calculator.js';
-export { createToolRouter, ToolConfigError, type ToolOutcome, type ToolRouter } from './tools/router.js';
-export { createSearchTool } from './tools/search.js';
-export type { Tool, ToolContext, ToolEffects } from './tools/types.js';
+export { defineTool, type ToolDefinition } from './tools/define.js';
+export {
+  createToolRouter,
+  type PreparedCall,
+  type RefusedCall,
+  ToolConfigError,
+  type ToolOutcome,
+  type ToolRouter,
+} from './tools/router.js';
+export { createSearchTool, DocumentIndex } from './tools/search.js';
+export type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './tools/types.js';
+export {
+  createWikipediaTools,
+  type WikipediaApiOptions,
+  type WikipediaBackend,
+  type WikipediaPage,
+  wikipediaApi,
+  wikipediaCorpus,
+} from './tools/wikipedia.js';

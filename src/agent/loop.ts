@@ -10,6 +10,7 @@ import { parseTurn } from '../react/parse.js';
 import { renderMessages, renderSystemPrompt, stopSequences, type TranscriptEntry } from '../react/prompt.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
+import { act } from './act.js';
 import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { RepeatTracker } from './repeats.js';
@@ -131,20 +132,10 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       case 'action': {
         formatErrors = 0;
         actionSteps += 1;
-        yield { type: 'tool-start', step: index, tool: turn.tool, input: turn.input };
-        const outcome = await router.call(turn.tool, turn.input, {
-          ...(signal && { signal }),
-          ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
-        });
-        const repeat = repeats.record(turn.tool, turn.input, outcome.observation);
-        const observation = repeat.note ? `${outcome.observation}\n${repeat.note}` : outcome.observation;
-        step.observation = {
-          text: observation,
-          source: 'tool',
-          ok: outcome.ok,
-          durationMs: outcome.durationMs,
-        };
-        yield { type: 'tool-end', step: index, tool: turn.tool, input: turn.input, ...outcome, observation };
+        const observation = yield* act(turn, index, router, { ...options, labels });
+        const repeat = repeats.record(turn.tool, turn.input, observation.text);
+        if (repeat.note) observation.text = `${observation.text}\n${repeat.note}`;
+        step.observation = observation;
         yield { type: 'step-end', step };
         if (repeat.stop) result = finish('repeated_action');
         break;

@@ -8,7 +8,30 @@ import type { FinishReason, Model, ModelUsage } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
-import type { Tool } from '../tools/types.js';
+import type { Tool, ToolEffects } from '../tools/types.js';
+
+/** A tool call waiting for a person's (or a policy's) decision. */
+export interface ApprovalRequest {
+  step: number;
+  tool: string;
+  /** The input as the model wrote it (JSON text for schema tools). */
+  input: string;
+  effects: ToolEffects;
+  /** Fires when the run is aborted while the request waits. */
+  signal?: AbortSignal;
+}
+
+/**
+ * A decision on an {@link ApprovalRequest}: run it, refuse it (the model is told the user rejected the
+ * action), or run it with an edited input (validated again like the model's).
+ */
+export type ApprovalDecision =
+  | { type: 'approve' }
+  | { type: 'reject'; reason?: string }
+  | { type: 'edit'; input: string };
+
+/** Decides approval requests. */
+export type ApproveFn = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
 /**
  * Why a run ended. A closed union: `answered` is the only status with an answer.
@@ -39,8 +62,15 @@ export interface AgentOptions {
   temperature?: number;
   /** Cap on tokens per model turn. @default undefined (the provider's default) */
   maxOutputTokens?: number;
-  /** Per-call tool timeout in milliseconds. @default 30000 */
+  /** Per-call tool timeout in milliseconds. @default each tool's `timeoutMs`, else 30000 */
   toolTimeoutMs?: number;
+  /**
+   * Asked before any tool whose effects are not `'read'` (or whose `needsApproval` is true) runs.
+   * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
+   */
+  approve?: ApproveFn;
+  /** Tools that run without asking, by name, or `'all'`. @default [] */
+  allowTools?: readonly string[] | 'all';
   /** Ends the run with status `aborted`, cancelling the model request or tool in flight. */
   signal?: AbortSignal;
   /** Protocol labels. @default ENGLISH_LABELS */
@@ -80,6 +110,10 @@ export interface StepObservation {
   ok: boolean;
   /** Tool wall time in milliseconds (tool observations only). */
   durationMs?: number;
+  /** The tool's whole output, when `text` carries a truncated version. */
+  fullText?: string;
+  /** The approval decision, when the call needed one. */
+  approval?: ApprovalDecision;
 }
 
 /** One entry of the trajectory: a model turn and what followed it. The single source of truth of a run. */
@@ -129,6 +163,8 @@ export type AgentEvent =
       finishReason: FinishReason;
     }
   | { type: 'invented-observation'; step: number; droppedText: string }
+  | { type: 'approval-start'; step: number; request: ApprovalRequest }
+  | { type: 'approval-end'; step: number; request: ApprovalRequest; decision: ApprovalDecision }
   | { type: 'tool-start'; step: number; tool: string; input: string }
   | {
       type: 'tool-end';

@@ -40,7 +40,14 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'run-end':
         for (const line of footerLines(event.result)) write(line);
         break;
+      case 'approval-end':
+        if (event.decision.type === 'reject')
+          write(pc.red(`(rejected: ${event.decision.reason ?? 'by the user'})`));
+        if (event.decision.type === 'edit')
+          write(pc.yellow(`(approved with edited input: ${event.decision.input})`));
+        break;
       case 'run-start':
+      case 'approval-start':
       case 'invented-observation':
       case 'model-start':
       case 'model-delta':

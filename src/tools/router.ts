@@ -2,23 +2,50 @@
  * The tool router: runs only the tools it was given, and turns every failure into an observation the model
  * can act on, so a failing tool never crashes the loop.
  *
+ * A call has two halves so the loop can ask for approval in between: {@link ToolRouter.prepare} looks the
+ * tool up (own properties only), checks the input length and validates schema input; {@link
+ * ToolRouter.execute} runs it under a timeout and truncates long output.
+ *
  * @module
  */
 import { errorMessage, getOwn } from '../util/own.js';
 import { DEFAULT_MAX_INPUT_CHARS, type Tool } from './types.js';
+import { validateToolInput } from './validate.js';
 
 /** Tool names: letters, digits, `_` and `-`, starting with a letter (any script). */
 const TOOL_NAME = /^\p{L}[\p{L}\p{N}_-]*$/u;
 
 /** Default time a tool may run before the router abandons it. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** Default cap on the observation a tool produces, in characters. */
+export const DEFAULT_MAX_OUTPUT_CHARS = 4000;
 
 /** The outcome of one tool call. `observation` is what the model sees next. */
 export interface ToolOutcome {
   /** False when the tool was unknown, refused the input, threw or timed out. */
   ok: boolean;
   observation: string;
+  /** The whole output when `observation` was truncated (kept for the trace). */
+  fullOutput?: string;
   durationMs: number;
+}
+
+/** A call that passed lookup and validation and may run. */
+export interface PreparedCall {
+  ok: true;
+  tool: Tool;
+  /** The text from the brackets. */
+  rawInput: string;
+  /** What `run` receives: the text, or the parsed and validated value for schema tools. */
+  input: unknown;
+  /** True when the tool's effects (or its `needsApproval`) require approval before it runs. */
+  needsApproval: boolean;
+}
+
+/** A call refused before running; `observation` says why. */
+export interface RefusedCall {
+  ok: false;
+  observation: string;
 }
 
 /** Thrown by {@link createToolRouter} for a caller mistake in the tool list. */
@@ -32,10 +59,11 @@ export interface ToolRouter {
   readonly tools: readonly Tool[];
   /** The tool names, in the order given. */
   readonly names: readonly string[];
-  /**
-   * Runs `tool` on `input`. Never throws: an unknown tool, an input over the tool's limit, a thrown error
-   * or a timeout all become an `Error: ...` observation with `ok: false`.
-   */
+  /** Looks the tool up and validates the input. Never throws. */
+  prepare(tool: string, input: string): PreparedCall | RefusedCall;
+  /** Runs a prepared call with a deadline. Never throws: failures become `Error: ...` observations. */
+  execute(call: PreparedCall, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolOutcome>;
+  /** {@link prepare} then {@link execute}, without approval: for tests and trusted callers. */
   call(
     tool: string,
     input: string,
@@ -60,47 +88,62 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
     byName[tool.name] = tool;
   }
   const names = tools.map((t) => t.name);
-  return {
+  const router: ToolRouter = {
     tools,
     names,
-    async call(name, input, options = {}) {
-      const started = performance.now();
-      const done = (ok: boolean, observation: string): ToolOutcome => ({
-        ok,
-        observation,
-        durationMs: Math.round(performance.now() - started),
-      });
+    prepare(name, rawInput) {
       const tool = getOwn(byName, name);
-      if (!tool) return done(false, `Error: unknown tool "${name}". Use: ${names.join(', ')}`);
+      if (!tool) return { ok: false, observation: `Error: unknown tool "${name}". Use: ${names.join(', ')}` };
       const limit = tool.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-      if (input.length > limit) {
-        return done(
-          false,
-          `Error: the input to ${name} is ${input.length} characters; the limit is ${limit}. Shorten it.`,
-        );
+      if (rawInput.length > limit) {
+        return {
+          ok: false,
+          observation: `Error: the input to ${name} is ${rawInput.length} characters; the limit is ${limit}. Shorten it.`,
+        };
       }
+      const validated = validateToolInput(tool, rawInput);
+      if (!validated.ok) return { ok: false, observation: `Error: ${validated.problem}` };
+      const needsApproval = tool.needsApproval ?? (tool.effects ?? 'read') !== 'read';
+      return { ok: true, tool, rawInput, input: validated.value, needsApproval };
+    },
+    async execute(call, options = {}) {
+      const started = performance.now();
+      const durationMs = () => Math.round(performance.now() - started);
+      const timeoutMs = options.timeoutMs ?? call.tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       try {
-        const output = await runWithTimeout(
-          tool,
-          input,
-          options.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-          options.signal,
-        );
-        return done(true, output);
+        const output = toText(await runWithTimeout(call, timeoutMs, options.signal));
+        const limit = call.tool.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+        if (output.length <= limit) return { ok: true, observation: output, durationMs: durationMs() };
+        const cut = output.length - limit;
+        const observation = `${output.slice(0, limit)}\n[... output truncated: ${cut} more characters not shown]`;
+        return { ok: true, observation, fullOutput: output, durationMs: durationMs() };
       } catch (error) {
-        return done(false, `Error: ${errorMessage(error)}`);
+        return { ok: false, observation: `Error: ${errorMessage(error)}`, durationMs: durationMs() };
       }
     },
+    async call(name, input, options = {}) {
+      const prepared = router.prepare(name, input);
+      if (!prepared.ok) return { ok: false, observation: prepared.observation, durationMs: 0 };
+      return router.execute(prepared, options);
+    },
   };
+  return router;
+}
+
+/** A tool's return value as observation text: strings as they are, anything else as JSON. */
+function toText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined) return '(no output)';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** Runs a tool with a deadline; a tool that ignores its abort signal is abandoned, not awaited. */
-async function runWithTimeout(
-  tool: Tool,
-  input: string,
-  timeoutMs: number,
-  outer?: AbortSignal,
-): Promise<string> {
+async function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSignal): Promise<unknown> {
+  const { tool } = call;
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onOuterAbort: (() => void) | undefined;
@@ -117,10 +160,10 @@ async function runWithTimeout(
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
   });
   try {
-    const running = Promise.resolve().then(() => tool.run(input, { signal: controller.signal }));
+    const running = Promise.resolve().then(() => tool.run(call.input, { signal: controller.signal }));
     // An abandoned tool may still fail later; that must not surface as an unhandled rejection.
     running.catch(() => undefined);
-    return String(await Promise.race([running, deadline]));
+    return await Promise.race([running, deadline]);
   } finally {
     clearTimeout(timer);
     if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);

@@ -47,7 +47,9 @@ function singular(term: string): string {
 }
 
 /**
- * Splits a document into passages: paragraphs separated by blank lines, whitespace collapsed.
+ * Splits a document into passages: paragraphs separated by blank lines, spaces collapsed. Line breaks
+ * inside a paragraph are kept, so a line that looks like a protocol label (`Action: ...`) stays at the
+ * start of a line, where the loop quotes it as data.
  * A Markdown heading is kept as context in front of each paragraph of its section
  * (`Refunds: Refunds take...`).
  * Paragraphs longer than {@link PASSAGE_CHARS} are split on sentence boundaries (or, for a single very
@@ -65,7 +67,10 @@ export function splitPassages(text: string): string[] {
       else lines.push(line);
     }
     if (headings.length > 0) heading = headings.join(' - ');
-    const content = lines.join(' ').replace(/\s+/g, ' ').trim();
+    const content = lines
+      .map((line) => line.replace(/\s+/g, ' ').trim())
+      .filter((line) => line !== '')
+      .join('\n');
     if (content === '') continue;
     const prefix = heading === '' ? '' : `${heading}${/[.:!?]$/.test(heading) ? '' : ':'} `;
     for (const chunk of chunkParagraph(content)) passages.push(prefix + chunk);
@@ -76,16 +81,24 @@ export function splitPassages(text: string): string[] {
 
 function chunkParagraph(paragraph: string): string[] {
   if (paragraph.length <= PASSAGE_CHARS) return [paragraph];
-  const pieces = paragraph.split(/(?<=[.!?])\s+/).flatMap(splitLongSentence);
+  // Each piece remembers whether it ended a line, so chunks keep the paragraph's line breaks.
+  const pieces = paragraph.split('\n').flatMap((line) =>
+    line
+      .split(/(?<=[.!?]) +/)
+      .flatMap(splitLongSentence)
+      .map((text, i, all) => ({ text, endsLine: i === all.length - 1 })),
+  );
   const chunks: string[] = [];
   let current = '';
+  let separator = '';
   for (const piece of pieces) {
-    if (current !== '' && current.length + 1 + piece.length > PASSAGE_CHARS) {
+    if (current !== '' && current.length + 1 + piece.text.length > PASSAGE_CHARS) {
       chunks.push(current);
-      current = piece;
+      current = piece.text;
     } else {
-      current = current === '' ? piece : `${current} ${piece}`;
+      current = current === '' ? piece.text : `${current}${separator}${piece.text}`;
     }
+    separator = piece.endsLine ? '\n' : ' ';
   }
   if (current !== '') chunks.push(current);
   return chunks;

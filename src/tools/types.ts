@@ -3,8 +3,12 @@
  *
  * @module
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 
-/** What running a tool can change. Anything but `'read'` is a side effect that needs approval (issue 4). */
+/** A schema for a tool's input: zod 4, or any Standard Schema (https://standardschema.dev). */
+export type ToolInputSchema = StandardSchemaV1;
+
+/** What running a tool can change: `'read'` looks up, `'write'` changes local state, `'external'` reaches the world. */
 export type ToolEffects = 'read' | 'write' | 'external';
 
 /** Context passed to {@link Tool.run}. */
@@ -28,16 +32,28 @@ export interface Tool {
   description: string;
   /** How to write the input, shown in the prompt as `name[<inputHint>]`. @default 'input' */
   inputHint?: string;
-  /** What the tool can change. @default 'read' */
+  /** What the tool can change. Anything but `'read'` needs approval before it runs. @default 'read' */
   effects?: ToolEffects;
+  /** Overrides the approval rule: `true` always asks, `false` never does. @default effects !== 'read' */
+  needsApproval?: boolean;
+  /**
+   * When set, the model writes JSON in the brackets; the router parses and validates it and passes the
+   * parsed value to `run`. Use `defineTool` to get a typed `run`.
+   */
+  inputSchema?: ToolInputSchema;
   /** Inputs longer than this are refused with an error observation. @default 200 */
   maxInputChars?: number;
   /** Output longer than this reaches the model truncated, with a marker saying how much was cut. @default 4000 */
   maxOutputChars?: number;
   /** Time the tool may run before it is aborted and abandoned. @default 30000 */
   timeoutMs?: number;
-  /** Runs the tool. A thrown error becomes the observation `Error: <message>`; the loop goes on. */
-  run(input: string, context: ToolContext): string | Promise<string>;
+  /**
+   * Runs the tool on the text input (or the parsed value, for schema tools). A string is the observation;
+   * any other value is turned into JSON. A thrown error becomes the observation `Error: <message>`; the
+   * loop goes on.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: schema tools receive their parsed value.
+  run(input: any, context: ToolContext): unknown | Promise<unknown>;
 }
 
 /** Default for {@link Tool.maxInputChars}. */

@@ -99,6 +99,7 @@ test('when the transcript outgrows the context window, the oldest observations a
     name: 'fetch_page',
     description: 'Returns a long page.',
     maxInputChars: 10,
+    maxOutputChars: 10_000,
     run: (p) => `${p}:${'x'.repeat(4000)}`,
   };
   const turns = ['1', '2', '3'].map((p) => `Thought: read page ${p}\nAction: fetch_page[${p}]`);

@@ -35,7 +35,7 @@ describe('search tool over examples/brightgrid', () => {
 
   it('finds the Pro price first, and alone', async () => {
     for (const query of ['Pro price per developer', 'Brightgrid Pro price per developer']) {
-      const result = await search.run(query, { signal });
+      const result = String(await search.run(query, { signal }));
       assert.ok(result.split(' | ')[0]?.includes(PRO_PRICE), result);
       assert.ok(!result.includes(' | '), `expected one passage, got: ${result}`);
     }
@@ -48,8 +48,14 @@ describe('search tool over examples/brightgrid', () => {
   });
 
   it('finds refunds and export limits, matching plurals', async () => {
-    assert.match(await search.run('How long does a refund take?', { signal }), /Refunds take 5 working days/);
-    assert.match(await search.run('free plan export rows', { signal }), /free plan exports up to 5,000 rows/);
+    assert.match(
+      String(await search.run('How long does a refund take?', { signal })),
+      /Refunds take 5 working days/,
+    );
+    assert.match(
+      String(await search.run('free plan export rows', { signal })),
+      /free plan exports up to 5,000 rows/,
+    );
   });
 
   it('refuses an empty query', async () => {

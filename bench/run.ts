@@ -1,0 +1,176 @@
+/**
+ * Runs the benchmarks and prints one table of their figures. A benchmark is a folder `bench/<name>/` with an
+ * `index.ts`; each runs in its own process (`node --import tsx bench/<name>/index.ts`, from the repository
+ * root) with a time limit, and reports figures as JSON lines on stdout (`lib/protocol.ts`). Installs
+ * bench's own dependencies (the peer libraries measured as baselines) first when they are missing.
+ *
+ * Usage: `npm run bench` (all) or `npm run bench -- <name> [<name> ...]`.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Figure, parseFigure } from './lib/protocol.js';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoRoot = join(benchDir, '..');
+/** Wall-clock limit for one bench script. */
+const TIME_LIMIT_MS = 60_000;
+
+interface Outcome {
+  name: string;
+  figures: Figure[];
+  /** Why the script failed, when it did. */
+  failure?: string;
+  durationMs: number;
+}
+
+/** Folders of `bench/` that hold an `index.ts`, sorted. */
+function discover(): string[] {
+  return readdirSync(benchDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .filter((name) => existsSync(join(benchDir, name, 'index.ts')))
+    .sort();
+}
+
+/** `npm ci --prefix bench` when bench/node_modules is missing or older than bench/package-lock.json. */
+function ensureDependencies(): void {
+  const installed = join(benchDir, 'node_modules', '.package-lock.json');
+  const lock = join(benchDir, 'package-lock.json');
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+  process.stderr.write('bench: installing bench dependencies (npm ci --prefix bench)\n');
+  const result = spawnSync('npm', ['ci', '--prefix', benchDir, '--no-audit', '--no-fund'], {
+    cwd: repoRoot,
+    stdio: ['ignore', 2, 2],
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `npm ci --prefix bench failed (${result.error?.message ?? `exit code ${result.status}`})`,
+    );
+  }
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills the child's whole process group: bench scripts may start servers or workers of their own. */
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+function runScript(name: string): Promise<Outcome> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', join('bench', name, 'index.ts')], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
+  running.add(child);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, TIME_LIMIT_MS);
+  let stdout = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  return new Promise((resolve) => {
+    const finish = (failure: string | undefined) => {
+      clearTimeout(timer);
+      running.delete(child);
+      const figures: Figure[] = [];
+      for (const line of stdout.split('\n')) {
+        if (line.trim() === '') continue;
+        const figure = parseFigure(line);
+        if (figure) figures.push(figure);
+        else process.stderr.write(`bench ${name}: ignored stdout line (not a figure): ${line}\n`);
+      }
+      const outcome: Outcome = { name, figures, durationMs: performance.now() - started };
+      const problem = failure ?? (figures.length === 0 ? 'printed no figures' : undefined);
+      if (problem !== undefined) outcome.failure = problem;
+      resolve(outcome);
+    };
+    child.on('error', (error) => finish(`could not start: ${error.message}`));
+    child.on('close', (code, signal) => {
+      if (timedOut) finish(`timed out after ${TIME_LIMIT_MS / 1000} s`);
+      else if (code !== 0) finish(`exited with ${signal ?? `code ${code}`}`);
+      else finish(undefined);
+    });
+  });
+}
+
+function formatNumber(value: number): string {
+  return Number.isInteger(value) ? String(value) : String(Math.round(value * 1000) / 1000);
+}
+
+function withUnit(value: number, unit: string): string {
+  return unit === '%' ? `${formatNumber(value)}%` : `${formatNumber(value)} ${unit}`;
+}
+
+function renderTable(figures: readonly Figure[]): string {
+  const withGoals = figures.some((f) => f.goal !== undefined);
+  const header = ['figure', 'value', 'baseline', 'ratio', 'command to reproduce'];
+  if (withGoals) header.push('goal');
+  const rows = figures.map((f) => {
+    const row = [
+      f.figure,
+      withUnit(f.value, f.unit),
+      `${f.baseline}: ${withUnit(f.baselineValue, f.unit)}`,
+      f.ratio === null ? 'n/a (baseline 0)' : `${formatNumber(f.ratio)}x`,
+      `\`${f.command}\``,
+    ];
+    if (withGoals) {
+      const mark = f.met === undefined ? '' : f.met ? ' (met)' : ' (NOT met)';
+      row.push(f.goal === undefined ? '' : `${f.goal}${mark}`);
+    }
+    return row;
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const available = discover();
+  const wanted = process.argv
+    .slice(2)
+    .map((arg) => arg.replace(/^bench\//, '').replace(/\/(index\.ts)?$/, ''));
+  const unknown = wanted.filter((name) => !available.includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `bench: unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}\n`,
+    );
+    return 2;
+  }
+  const names = wanted.length > 0 ? wanted : available;
+  ensureDependencies();
+  const outcomes: Outcome[] = [];
+  for (const name of names) {
+    process.stderr.write(`\n=== bench ${name} ===\n`);
+    const outcome = await runScript(name);
+    process.stderr.write(`=== bench ${name}: ${(outcome.durationMs / 1000).toFixed(1)} s ===\n`);
+    outcomes.push(outcome);
+  }
+  const figures = outcomes.flatMap((o) => o.figures);
+  process.stdout.write(`\n${figures.length > 0 ? renderTable(figures) : '(no figures)'}\n`);
+  const failed = outcomes.filter((o) => o.failure !== undefined);
+  for (const o of failed) process.stdout.write(`\nFAILED bench ${o.name}: ${o.failure}\n`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const child of running) killGroup(child);
+    process.exit(130);
+  });
+}
+
+process.exitCode = await main();

@@ -1,0 +1,95 @@
+/**
+ * One action: validate, ask for approval when the tool has side effects, run, and word the observation.
+ *
+ * @module
+ */
+
+import type { LabelSet } from '../react/labels.js';
+import { formatObservation } from '../react/observation.js';
+import type { ActionTurn } from '../react/turn.js';
+import type { PreparedCall, ToolRouter } from '../tools/router.js';
+import { errorMessage } from '../util/own.js';
+import type {
+  AgentEvent,
+  AgentOptions,
+  ApprovalDecision,
+  ApprovalRequest,
+  StepObservation,
+} from './types.js';
+
+/**
+ * Runs the action of step `step`, yielding approval and tool events, and returns the observation.
+ * Never throws: refusals, rejections and tool failures are observations.
+ */
+export async function* act(
+  turn: ActionTurn,
+  step: number,
+  router: ToolRouter,
+  options: AgentOptions & { labels: LabelSet },
+): AsyncGenerator<AgentEvent, StepObservation> {
+  let prepared = router.prepare(turn.tool, turn.input);
+  let approval: ApprovalDecision | undefined;
+  if (prepared.ok && prepared.needsApproval && !isAllowed(prepared.tool.name, options.allowTools)) {
+    const request: ApprovalRequest = {
+      step,
+      tool: prepared.tool.name,
+      input: prepared.rawInput,
+      effects: prepared.tool.effects ?? 'read',
+      ...(options.signal && { signal: options.signal }),
+    };
+    yield { type: 'approval-start', step, request };
+    approval = await decide(request, options);
+    yield { type: 'approval-end', step, request, decision: approval };
+    if (approval.type === 'reject') {
+      const why = approval.reason ? ` (${approval.reason})` : '';
+      return {
+        text: `The user rejected this action${why}. It did not run. Choose another action, or give the Answer.`,
+        source: 'tool',
+        ok: false,
+        approval,
+      };
+    }
+    if (approval.type === 'edit') prepared = router.prepare(prepared.tool.name, approval.input);
+  }
+  const input = prepared.ok ? prepared.rawInput : turn.input;
+  yield { type: 'tool-start', step, tool: turn.tool, input };
+  const outcome = prepared.ok
+    ? await router.execute(prepared as PreparedCall, {
+        ...(options.signal && { signal: options.signal }),
+        ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
+      })
+    : { ok: false, observation: prepared.observation, durationMs: 0 };
+  const text = formatObservation(outcome.observation, options.labels).text;
+  yield {
+    type: 'tool-end',
+    step,
+    tool: turn.tool,
+    input,
+    ok: outcome.ok,
+    observation: text,
+    durationMs: outcome.durationMs,
+  };
+  return {
+    text,
+    source: 'tool',
+    ok: outcome.ok,
+    durationMs: outcome.durationMs,
+    ...(outcome.fullOutput !== undefined && { fullText: outcome.fullOutput }),
+    ...(approval && { approval }),
+  };
+}
+
+function isAllowed(tool: string, allow: AgentOptions['allowTools']): boolean {
+  return allow === 'all' || (allow?.includes(tool) ?? false);
+}
+
+/** Asks the caller's `approve`; no approver, or one that throws, means reject. */
+async function decide(request: ApprovalRequest, options: AgentOptions): Promise<ApprovalDecision> {
+  if (!options.approve)
+    return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
+  try {
+    return await options.approve(request);
+  } catch (error) {
+    return { type: 'reject', reason: `approval failed: ${errorMessage(error)}` };
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * `defineTool`: the public way to make a tool, with text or schema input, declared effects and limits.
+ *
+ * @module
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './types.js';
+
+/** What {@link defineTool} takes. `input` decides what `run` receives. */
+export interface ToolDefinition<I extends 'text' | ToolInputSchema> {
+  /** Letters, digits, `_` and `-`, starting with a letter; unique within a run. */
+  name: string;
+  /** One line for the model: what the tool does and what input it takes. */
+  description: string;
+  /**
+   * `'text'`: `run` gets the raw text inside the brackets. A schema (zod, or any Standard Schema): the
+   * model writes JSON in the brackets, the router parses and validates it and `run` gets the parsed value;
+   * invalid JSON or a schema failure goes back to the model as an observation saying what is wrong.
+   * In native tool-calling mode the same schema becomes the function's JSON schema.
+   */
+  input: I;
+  /**
+   * What running the tool can change: `'read'` looks things up; `'write'` changes local state;
+   * `'external'` sends, pays, deletes or talks to the world. Anything but `'read'` needs approval.
+   * @default 'read'
+   */
+  effects?: ToolEffects;
+  /** Ask for approval even for a read tool (`true`), or never (`false`). @default effects !== 'read' */
+  needsApproval?: boolean;
+  /** @default 30000 */
+  timeoutMs?: number;
+  /** @default 200 for text input, 2000 for schema input */
+  maxInputChars?: number;
+  /** @default 4000 */
+  maxOutputChars?: number;
+  /** How to write the input in the prompt, e.g. `expression`. @default 'input', or a JSON hint for schemas */
+  inputHint?: string;
+  /** Runs the tool. Return a string, or any value (turned into JSON). Throw to report a failure. */
+  run(
+    input: I extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<I> : string,
+    context: ToolContext,
+  ): unknown | Promise<unknown>;
+}
+
+/** Default input limit for schema tools, whose JSON inputs are longer than text ones. */
+const SCHEMA_MAX_INPUT_CHARS = 2000;
+
+/**
+ * Defines a tool. The returned object is a plain {@link Tool}; validation, limits, timeouts and approval
+ * are enforced by the router.
+ *
+ * @example
+ * ```ts
+ * const sendEmail = defineTool({
+ *   name: 'send_email',
+ *   description: 'Sends an email.',
+ *   input: z.object({ to: z.string().email(), subject: z.string(), body: z.string() }),
+ *   effects: 'external',
+ *   run: async ({ to, subject }) => `sent "${subject}" to ${to}`,
+ * });
+ * ```
+ */
+export function defineTool<I extends 'text' | ToolInputSchema>(definition: ToolDefinition<I>): Tool {
+  const { input, run, ...rest } = definition;
+  const schema = input === 'text' ? undefined : (input as ToolInputSchema);
+  return {
+    ...rest,
+    ...(schema && { inputSchema: schema }),
+    ...(schema && rest.maxInputChars === undefined && { maxInputChars: SCHEMA_MAX_INPUT_CHARS }),
+    ...(schema && rest.inputHint === undefined && { inputHint: 'JSON input' }),
+    run: run as Tool['run'],
+  };
+}

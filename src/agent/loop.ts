@@ -7,13 +7,13 @@
 import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { parseTurn } from '../react/parse.js';
-import { renderMessages, renderSystemPrompt, stopSequences, type TranscriptEntry } from '../react/prompt.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
 import { act } from './act.js';
-import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
 import { addUsage, requestTurn } from './model-call.js';
+import { nativeTurn } from './native.js';
 import { RepeatTracker } from './repeats.js';
+import { buildRequest, planRequests } from './request.js';
 import { cutTranscriptText, formatErrorObservation } from './turns.js';
 import type { AgentEvent, AgentOptions, RunResult, RunUsage, Step, StopReason } from './types.js';
 
@@ -29,15 +29,15 @@ export const DEFAULT_MAX_STEPS = 8;
  * before any model call.
  *
  * @throws {ToolConfigError} for an invalid tool list.
+ * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
 export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
   const started = performance.now();
   const { model, question, signal } = options;
   const labels = options.labels ?? ENGLISH_LABELS;
   const router = createToolRouter(options.tools);
-  const systemPrompt = renderSystemPrompt({ ...options, labels });
-  const contextWindow =
-    options.contextWindowTokens ?? model.contextWindowTokens ?? knownContextWindow(model.id);
+  const plan = planRequests(options, labels, options.tools);
+  const { systemPrompt } = plan;
   const repeats = new RepeatTracker(options.maxRepeatedActions ?? 3);
   const stopState = { send: true };
   const steps: Step[] = [];
@@ -61,29 +61,12 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       break;
     }
     const index = steps.length + 1;
-    let entries: TranscriptEntry[] = steps.map((s) => ({
-      modelText: s.transcriptText,
-      observation: s.observation?.text,
-    }));
-    if (contextWindow !== undefined) {
-      const reserved = estimateTokens(systemPrompt + question) + (options.maxOutputTokens ?? 1024);
-      entries = fitEntries(entries, contextWindow - reserved);
-    }
     yield { type: 'model-start', step: index };
     const modelStarted = performance.now();
     let response: ModelResponse;
     try {
-      const call = requestTurn(
-        model,
-        {
-          messages: renderMessages({ systemPrompt, question, labels, entries }),
-          stopSequences: stopSequences(labels),
-          temperature: options.temperature ?? 0,
-          ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-          ...(signal && { signal }),
-        },
-        { stream: options.streaming ?? true, labels, stopState },
-      );
+      const request = buildRequest(plan, { ...options, labels }, steps, stopState.send);
+      const call = requestTurn(model, request, { stream: options.streaming ?? true, labels, stopState });
       let next = await call.next();
       for (; !next.done; next = await call.next())
         yield { type: 'model-delta', step: index, text: next.value };
@@ -96,7 +79,9 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
     }
     usage = addUsage(usage, response.usage);
     const { text, finishReason } = response;
-    const turn = parseTurn(text, { tools: router.names, labels, finishReason });
+    const turn = plan.native
+      ? nativeTurn(response, options.tools, labels)
+      : parseTurn(text, { tools: router.names, labels, finishReason });
     const transcriptText = cutTranscriptText(text, labels);
     const modelDurationMs = Math.round(performance.now() - modelStarted);
     const step: Step = {
@@ -107,6 +92,9 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       usage: response.usage,
       finishReason,
       modelDurationMs,
+      ...(plan.native &&
+        turn.type === 'action' &&
+        response.toolCalls?.[0] && { toolCall: response.toolCalls[0] }),
     };
     steps.push(step);
     yield { type: 'model-end', step: index, text, turn, usage: response.usage, finishReason };

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Model, ModelRequest, ModelResponse, ModelUsage } from '../models/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { findInventedObservation } from '../react/parse.js';
 import { errorMessage } from '../util/own.js';
@@ -25,16 +25,22 @@ export async function* callModel(
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
   let text = '';
+  const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
   try {
     for await (const part of model.stream({ ...request, signal: controller.signal })) {
       if (part.type === 'finish') {
         response = {
           text,
+          ...(toolCalls.length && { toolCalls }),
           usage: part.usage,
           finishReason: part.finishReason,
           rawFinishReason: part.rawFinishReason,
         };
+        continue;
+      }
+      if (part.type === 'tool-call') {
+        toolCalls.push(part.toolCall);
         continue;
       }
       text += part.text;

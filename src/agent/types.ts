@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { FinishReason, Model, ModelUsage } from '../models/types.js';
+import type { FinishReason, Model, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
@@ -95,6 +95,14 @@ export interface AgentOptions {
   maxRepeatedActions?: number;
   /** Use the model's `stream()` when it has one, emitting `model-delta` events. @default true */
   streaming?: boolean;
+  /**
+   * `'text'`: the ReAct text protocol (Thought / Action: tool[input] / Observation), as in the paper.
+   * `'native'`: tools are sent as functions and the provider's tool calls are read; thoughts are the text
+   * before a call. `'auto'`: native when the model supports tool calling, text otherwise. The loop,
+   * limits, approval and trace are the same in every mode.
+   * @default 'text'
+   */
+  mode?: 'text' | 'native' | 'auto';
 }
 
 /** Usage summed over a run; a field stays `undefined` when no call reported it. */
@@ -130,6 +138,8 @@ export interface Step {
   finishReason: FinishReason;
   /** Model call wall time in milliseconds. */
   modelDurationMs: number;
+  /** Native mode: the provider's tool call behind this step's action. */
+  toolCall?: ModelToolCall;
 }
 
 /** The outcome of a run. */

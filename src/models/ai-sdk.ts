@@ -13,20 +13,27 @@
 
 import {
   type FinishReason as AiFinishReason,
+  type ModelMessage as AiModelMessage,
   APICallError,
   generateText,
+  jsonSchema,
   type LanguageModel,
   type LanguageModelUsage,
   RetryError,
   streamText,
+  type ToolSet,
+  tool,
 } from 'ai';
 import { ModelCallError } from './errors.js';
 import type {
   FinishReason,
   Model,
+  ModelMessage,
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
+  ModelToolCall,
+  ModelToolDefinition,
   ModelUsage,
 } from './types.js';
 
@@ -79,6 +86,7 @@ export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLangua
   };
   return {
     id,
+    supportsToolCalls: true,
     generate: (request) => generateTurn(settings, request),
     stream: (request) => streamTurn(settings, request),
   };
@@ -94,7 +102,8 @@ interface CallSettings {
 function callArguments(settings: CallSettings, request: ModelRequest, abortSignal: AbortSignal | undefined) {
   return {
     model: settings.model,
-    messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+    messages: request.messages.map(toAiMessage),
+    ...(request.tools?.length ? { tools: toToolSet(request.tools) } : {}),
     // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
     allowSystemInMessages: true,
     ...(settings.maxRetries === undefined ? {} : { maxRetries: settings.maxRetries }),
@@ -105,11 +114,77 @@ function callArguments(settings: CallSettings, request: ModelRequest, abortSigna
   };
 }
 
+/** taoloop messages to AI SDK messages; tool calls and results become content parts. */
+function toAiMessage(message: ModelMessage): AiModelMessage {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
+      return {
+        role: 'assistant',
+        content: [
+          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
+          ...message.toolCalls.map((call) => ({
+            type: 'tool-call' as const,
+            toolCallId: call.id,
+            toolName: call.name,
+            input: parseJsonOr(call.input),
+          })),
+        ],
+      };
+    case 'tool':
+      return {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: message.toolCallId,
+            toolName: message.toolName,
+            output: { type: 'text', value: message.content },
+          },
+        ],
+      };
+    default:
+      return message satisfies never;
+  }
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Tools offered as functions, without `execute`: the AI SDK returns the calls and the loop runs them. */
+function toToolSet(tools: readonly ModelToolDefinition[]): ToolSet {
+  const set: ToolSet = {};
+  for (const definition of tools) {
+    set[definition.name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema(definition.inputJsonSchema as Parameters<typeof jsonSchema>[0]),
+    });
+  }
+  return set;
+}
+
+function toToolCall(call: { toolCallId: string; toolName: string; input: unknown }): ModelToolCall {
+  return {
+    id: call.toolCallId,
+    name: call.toolName,
+    input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
+  };
+}
+
 async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
   try {
     const result = await generateText(callArguments(settings, request, request.signal));
     return {
       text: result.text,
+      ...(result.toolCalls.length ? { toolCalls: result.toolCalls.map(toToolCall) } : {}),
       usage: toModelUsage(result.usage),
       finishReason: toFinishReason(result.finishReason),
       rawFinishReason: result.rawFinishReason,
@@ -136,6 +211,9 @@ async function* streamTurn(settings: CallSettings, request: ModelRequest): Async
       switch (part.type) {
         case 'text-delta':
           if (part.text !== '') yield { type: 'text-delta', text: part.text };
+          break;
+        case 'tool-call':
+          yield { type: 'tool-call', toolCall: toToolCall(part) };
           break;
         case 'finish-step':
           usage = part.usage;

@@ -7,10 +7,40 @@
  * @module
  */
 
-/** One chat message. Text ReAct needs only these three roles. */
-export interface ModelMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
+/** A tool call the model made in native tool-calling mode. */
+export interface ModelToolCall {
+  /** The provider's id for the call, echoed back with the result. */
+  id: string;
+  name: string;
+  /** The arguments as JSON text, exactly as the model wrote them. */
+  input: string;
+}
+
+/**
+ * One chat message. Text ReAct needs only `system`, `user` and `assistant` with text; native tool
+ * calling adds tool calls on assistant messages and `tool` messages carrying their results.
+ */
+export type ModelMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: readonly ModelToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string };
+
+/** A tool offered as a function in native tool-calling mode. */
+export interface ModelToolDefinition {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  inputJsonSchema: Record<string, unknown>;
+}
+
+/**
+ * The ReAct turn format, for adapters that can constrain generation (llama.cpp grammars): the reply
+ * must be a Thought, then either an Action naming one of `tools` or an Answer.
+ */
+export interface TurnFormat {
+  tools: readonly string[];
+  /** The written labels, e.g. `{ thought: 'Thought', action: 'Action', answer: 'Answer' }`. */
+  labels: { thought: string; action: string; answer: string };
 }
 
 /** What the loop asks of a model for one turn. */
@@ -28,6 +58,10 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** Aborts the request (the HTTP request for remote models). */
   signal?: AbortSignal;
+  /** Native tool calling: the tools offered as functions. Absent in text mode. */
+  tools?: readonly ModelToolDefinition[];
+  /** Text mode: the turn format, for adapters that can enforce it with a grammar. */
+  turnFormat?: TurnFormat;
 }
 
 /**
@@ -55,6 +89,8 @@ export type FinishReason =
 export interface ModelResponse {
   /** The generated text (already cut at a stop sequence if the provider honoured it). */
   text: string;
+  /** Native tool calling: the calls the model made (the text before them is its thought). */
+  toolCalls?: ModelToolCall[];
   usage: ModelUsage;
   finishReason: FinishReason;
   /** The provider's own finish reason, for debugging. */
@@ -64,6 +100,7 @@ export interface ModelResponse {
 /** One part of a streamed model turn. */
 export type ModelStreamPart =
   | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; toolCall: ModelToolCall }
   | { type: 'finish'; usage: ModelUsage; finishReason: FinishReason; rawFinishReason?: string | undefined };
 
 /** A language model the loop can call. */
@@ -72,6 +109,8 @@ export interface Model {
   readonly id: string;
   /** The context window in tokens, when the adapter knows it. */
   readonly contextWindowTokens?: number;
+  /** True when the adapter can send tools as functions and read tool calls (native mode). */
+  readonly supportsToolCalls?: boolean;
   /** One complete turn. */
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**

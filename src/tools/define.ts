@@ -4,6 +4,7 @@
  * @module
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { toJSONSchema, type ZodType } from 'zod';
 import type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './types.js';
 
 /** What {@link defineTool} takes. `input` decides what `run` receives. */
@@ -63,11 +64,26 @@ const SCHEMA_MAX_INPUT_CHARS = 2000;
 export function defineTool<I extends 'text' | ToolInputSchema>(definition: ToolDefinition<I>): Tool {
   const { input, run, ...rest } = definition;
   const schema = input === 'text' ? undefined : (input as ToolInputSchema);
+  const jsonSchema = schema && schema['~standard'].vendor === 'zod' ? zodJsonSchema(schema) : undefined;
   return {
     ...rest,
     ...(schema && { inputSchema: schema }),
+    ...(jsonSchema && { inputJsonSchema: jsonSchema }),
     ...(schema && rest.maxInputChars === undefined && { maxInputChars: SCHEMA_MAX_INPUT_CHARS }),
     ...(schema && rest.inputHint === undefined && { inputHint: 'JSON input' }),
     run: run as Tool['run'],
   };
+}
+
+/** The JSON Schema of a zod schema, for native tool calling; `undefined` when zod cannot express it. */
+function zodJsonSchema(schema: ToolInputSchema): Record<string, unknown> | undefined {
+  try {
+    const { $schema: _dialect, ...rest } = toJSONSchema(schema as unknown as ZodType) as Record<
+      string,
+      unknown
+    >;
+    return rest;
+  } catch {
+    return undefined;
+  }
 }

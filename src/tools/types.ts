@@ -41,6 +41,11 @@ export interface Tool {
    * parsed value to `run`. Use `defineTool` to get a typed `run`.
    */
   inputSchema?: ToolInputSchema;
+  /**
+   * JSON Schema of the input object for native tool calling. `defineTool` fills it from a zod schema;
+   * text tools are offered as `{ input: string }`.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** Inputs longer than this are refused with an error observation. @default 200 */
   maxInputChars?: number;
   /** Output longer than this reaches the model truncated, with a marker saying how much was cut. @default 4000 */

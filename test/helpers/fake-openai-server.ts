@@ -33,6 +33,9 @@ export interface FakeUsage {
   cachedTokens?: number;
 }
 
+/** A scripted reply: text, or (native tool calling) optional text plus tool calls. */
+export type FakeReply = string | { text?: string; toolCalls: { name: string; arguments: string }[] };
+
 /** Options for {@link startFakeOpenAI}. */
 export interface FakeOpenAIOptions {
   /**
@@ -40,7 +43,7 @@ export interface FakeOpenAIOptions {
    * index (0-based, counting only calls that were answered, not `failFirst` failures). Running out
    * of scripted replies answers HTTP 400 with a message saying so.
    */
-  replies: string[] | ((request: ParsedRequestBody, callIndex: number) => string);
+  replies: FakeReply[] | ((request: ParsedRequestBody, callIndex: number) => FakeReply);
   /**
    * Return the whole scripted text even when the request has `stop`.
    * @default false (the reply is cut before the first stop sequence, as real servers do)
@@ -106,10 +109,18 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       return;
     }
     served += 1;
-    const text = options.ignoreStop === true ? scripted : cutAtStop(scripted, body.stop);
+    const reply =
+      typeof scripted === 'string' ? { text: scripted, toolCalls: [] } : { text: '', ...scripted };
+    const text = options.ignoreStop === true ? reply.text : cutAtStop(reply.text, body.stop);
+    const toolCalls = reply.toolCalls.map((call, i) => ({
+      id: `call_${served}_${i}`,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+    const finishReason = toolCalls.length ? 'tool_calls' : 'stop';
     const usage = options.usage === false ? undefined : usageJson(options.usage ?? {}, body, text);
     if (body.stream === true) {
-      const complete = await sendStream(res, body, text, usage, options);
+      const complete = await sendStream(res, body, { text, toolCalls, finishReason }, usage, options);
       if (!complete) abandonedStreams += 1;
     } else {
       sendJson(res, 200, {
@@ -117,7 +128,17 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
         object: 'chat.completion',
         created: 0,
         model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: text,
+              ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+            },
+            finish_reason: finishReason,
+          },
+        ],
         ...(usage === undefined ? {} : { usage }),
       });
     }
@@ -143,7 +164,7 @@ function scriptedReply(
   replies: FakeOpenAIOptions['replies'],
   body: ParsedRequestBody,
   callIndex: number,
-): string | undefined {
+): FakeReply | undefined {
   return typeof replies === 'function' ? replies(body, callIndex) : replies[callIndex];
 }
 
@@ -175,7 +196,7 @@ function usageJson(usage: FakeUsage, body: ParsedRequestBody, text: string): Rec
 async function sendStream(
   res: ServerResponse,
   body: ParsedRequestBody,
-  text: string,
+  reply: { text: string; toolCalls: unknown[]; finishReason: string },
   usage: Record<string, unknown> | undefined,
   options: FakeOpenAIOptions,
 ): Promise<boolean> {
@@ -190,10 +211,16 @@ async function sendStream(
   const events: unknown[] = [
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
   ];
+  const { text } = reply;
   for (let at = 0; at < text.length; at += size) {
     events.push(chunk([{ index: 0, delta: { content: text.slice(at, at + size) }, finish_reason: null }]));
   }
-  events.push(chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]));
+  reply.toolCalls.forEach((call, index) => {
+    events.push(
+      chunk([{ index: 0, delta: { tool_calls: [{ index, ...(call as object) }] }, finish_reason: null }]),
+    );
+  });
+  events.push(chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason }]));
   if (usage !== undefined && body.stream_options?.include_usage === true) events.push(chunk([], { usage }));
   for (const event of events) {
     if (res.destroyed) return false;

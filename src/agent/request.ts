@@ -1,0 +1,103 @@
+/**
+ * Building the model request for the next step from the step list: the prompt is a pure projection of
+ * the trajectory, in text or native mode, shortened to fit the context window when needed.
+ *
+ * @module
+ */
+import type { Model, ModelRequest } from '../models/types.js';
+import { type LabelSet, primaryLabels } from '../react/labels.js';
+import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
+import type { Tool } from '../tools/types.js';
+import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
+import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from './native.js';
+import type { AgentOptions, Step } from './types.js';
+
+/** Thrown before any model call when the options cannot work together. */
+export class AgentConfigError extends Error {
+  override name = 'AgentConfigError';
+}
+
+/** What stays fixed over a run: the mode, the system prompt, the limits. */
+export interface RequestPlan {
+  native: boolean;
+  systemPrompt: string;
+  labels: LabelSet;
+  contextWindowTokens: number | undefined;
+}
+
+/**
+ * Decides the mode and renders the system prompt once per run.
+ *
+ * @throws {AgentConfigError} when `mode` is `'native'` and the model cannot call tools.
+ */
+export function planRequests(options: AgentOptions, labels: LabelSet, tools: readonly Tool[]): RequestPlan {
+  const { model } = options;
+  const mode = options.mode ?? 'text';
+  if (mode === 'native' && !model.supportsToolCalls) {
+    throw new AgentConfigError(
+      `The model ${model.id} does not support native tool calling; use mode 'text' (the ReAct text protocol) or 'auto'.`,
+    );
+  }
+  const native = mode === 'native' || (mode === 'auto' && model.supportsToolCalls === true);
+  const systemPrompt = native
+    ? renderNativeSystemPrompt({
+        instructions: options.instructions,
+        answerLabel: primaryLabels(labels).answer,
+      })
+    : renderSystemPrompt({ ...options, tools, labels });
+  const contextWindowTokens =
+    options.contextWindowTokens ?? model.contextWindowTokens ?? knownContextWindow(model.id);
+  return { native, systemPrompt, labels, contextWindowTokens };
+}
+
+/** The request for the next model call. */
+export function buildRequest(
+  plan: RequestPlan,
+  options: AgentOptions & { tools: readonly Tool[] },
+  steps: readonly Step[],
+  sendStop: boolean,
+): ModelRequest {
+  const l = primaryLabels(plan.labels);
+  const fitted = fitSteps(plan, options, steps);
+  const questionLine = `${l.question}: ${options.question}`;
+  const common = {
+    temperature: options.temperature ?? 0,
+    ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
+    ...(options.signal && { signal: options.signal }),
+  };
+  if (plan.native) {
+    return {
+      ...common,
+      messages: renderNativeMessages(plan.systemPrompt, questionLine, fitted),
+      tools: toolDefinitions(options.tools),
+    };
+  }
+  const entries = fitted.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
+  return {
+    ...common,
+    messages: renderMessages({
+      systemPrompt: plan.systemPrompt,
+      question: options.question,
+      labels: plan.labels,
+      entries,
+    }),
+    ...(sendStop && { stopSequences: stopSequences(plan.labels) }),
+    turnFormat: {
+      tools: options.tools.map((t) => t.name),
+      labels: { thought: l.thought, action: l.action, answer: l.answer },
+    },
+  };
+}
+
+/** Steps with the oldest observations shortened when the transcript would not fit the context window. */
+function fitSteps(plan: RequestPlan, options: AgentOptions, steps: readonly Step[]): readonly Step[] {
+  if (plan.contextWindowTokens === undefined) return steps;
+  const reserved = estimateTokens(plan.systemPrompt + options.question) + (options.maxOutputTokens ?? 1024);
+  const entries = steps.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
+  const fitted = fitEntries(entries, plan.contextWindowTokens - reserved);
+  return steps.map((step, i) => {
+    const text = fitted[i]?.observation;
+    if (!step.observation || text === undefined || text === step.observation.text) return step;
+    return { ...step, observation: { ...step.observation, text } };
+  });
+}

@@ -1,0 +1,254 @@
+/**
+ * The built-in `run_tests` tool: runs one test file of the project in a sandbox and reports the exit
+ * code and the end of the output.
+ *
+ * @module
+ */
+
+import { mkdir, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { ToolConfigError } from './router.js';
+import {
+  openRegularFile,
+  PathRefusedError,
+  resolveRoot,
+  resolveSafePath,
+  type SafePathOptions,
+} from './safe-path.js';
+import {
+  bindsForExecutable,
+  bwrapArgs,
+  findExecutable,
+  makeThrowawayCopy,
+  type ProcessGroupResult,
+  probeBwrap,
+  runProcessGroup,
+  type ThrowawayCopy,
+} from './sandbox.js';
+import type { Tool, ToolContext } from './types.js';
+
+/** Test file names `run_tests` accepts unless told otherwise (`*` is the only wildcard). */
+export const DEFAULT_TEST_PATTERNS: readonly string[] = ['test_*.py', '*.test.ts', '*.test.js'];
+
+/** Default for {@link RunTestsToolOptions.timeoutMs}. */
+export const DEFAULT_TEST_TIMEOUT_MS = 60_000;
+
+/** Default for {@link RunTestsToolOptions.maxOutputChars}. */
+export const DEFAULT_TEST_MAX_OUTPUT_CHARS = 2000;
+
+/** Runner argv prefixes by test file extension, used when no `runner` is given. */
+const DEFAULT_RUNNERS: Readonly<Record<string, readonly string[]>> = {
+  '.py': ['python3', '-m', 'pytest', '-q'],
+  '.js': ['node', '--test'],
+  '.mjs': ['node', '--test'],
+  '.cjs': ['node', '--test'],
+  '.ts': ['node', '--import', 'tsx', '--test'],
+};
+
+/** The tool createRunTestsTool makes: a plain {@link Tool} whose `run` takes the path text and resolves to the observation. */
+export interface RunTestsTool extends Tool {
+  run(input: string, context: ToolContext): Promise<string>;
+}
+
+/** Options for {@link createRunTestsTool}. */
+export interface RunTestsToolOptions {
+  /** Project folder; test paths are relative to it. Resolved (symlinks too) once, at creation. */
+  root: string;
+  /**
+   * Command and leading arguments; the test file (`./relative/path`) is appended. The command is looked
+   * up on the host `PATH` (or is a path); when it lives outside `/usr`, its install prefix (nvm, pyenv,
+   * `/opt/x`) is bound read-only into the sandbox.
+   * @default by extension: `python3 -m pytest -q` (.py), `node --test` (.js), `node --import tsx --test` (.ts)
+   */
+  runner?: readonly string[];
+  /** Accepted test file names; `*` matches any characters (`/` excepted). @default DEFAULT_TEST_PATTERNS */
+  patterns?: readonly string[];
+  /** Milliseconds before the test and everything it started are killed. @default 60000 */
+  timeoutMs?: number;
+  /** Run tests directly (own process group, throwaway copy, but network and host files reachable) when bubblewrap is missing or unusable. @default false */
+  allowUnsandboxed?: boolean;
+  /** Characters of output kept, from the end. @default 2000 */
+  maxOutputChars?: number;
+  /** Path of the `bwrap` executable. @default the one found on `PATH` */
+  bwrapPath?: string;
+  /** Allow test paths with segments starting with `.`. @default false */
+  allowHidden?: boolean;
+}
+
+/**
+ * Creates `run_tests`: the model writes `run_tests[relative/path/to/x.test.js]` and sees
+ * `exit code N` and the last `maxOutputChars` characters of combined stdout and stderr.
+ *
+ * The path is checked like `read_file`'s (see {@link resolveSafePath}); its file name must match a
+ * pattern. Each run copies the root to a new temporary folder (symlinks kept, FIFOs and sockets left out,
+ * `node_modules` and `.git` not copied but bound read-only) and runs the runner under bubblewrap with the
+ * copy mounted read-write at the root's own path: no network (a fresh network namespace, loopback
+ * included), no other host files but `/usr` and the loader's `/etc` files, an empty `/tmp`, and an
+ * environment of its own (no API keys). Writes by the test land in the copy, which is deleted after the
+ * run. On timeout or abort, the sandbox and every process in it are killed.
+ *
+ * Without a working `bwrap` the tool refuses to run, unless `allowUnsandboxed`; then it runs the
+ * runner in the copy as its own process group, and the output starts with `[unsandboxed]`.
+ *
+ * `effects: 'write'`: it executes project code, so it needs approval, even though writes are thrown away.
+ *
+ * @throws {ToolConfigError} when the root is missing or not a folder, or a number option is not positive.
+ */
+export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
+  const rootReal = resolveRoot(options?.root, 'run_tests');
+  const timeoutMs = positive(options.timeoutMs ?? DEFAULT_TEST_TIMEOUT_MS, 'timeoutMs');
+  const maxOutputChars = positive(options.maxOutputChars ?? DEFAULT_TEST_MAX_OUTPUT_CHARS, 'maxOutputChars');
+  const patterns = options.patterns ?? DEFAULT_TEST_PATTERNS;
+  const safeOptions = { allowHidden: options.allowHidden ?? false };
+  return {
+    name: 'run_tests',
+    description: `Runs one test file (${patterns.join(', ')}) of the project in a sandbox and shows the exit code and the end of the output. Input: its path relative to the project folder.`,
+    inputHint: 'relative/path',
+    effects: 'write',
+    maxInputChars: 1024,
+    maxOutputChars: maxOutputChars + 200,
+    // Copying the project comes before the test's own clock starts.
+    timeoutMs: timeoutMs + 30_000,
+    async run(input, { signal }) {
+      const relativePath = await resolveTestFile(rootReal, String(input).trim(), patterns, safeOptions);
+      const name = path.posix.basename(relativePath);
+      const runner = options.runner ?? DEFAULT_RUNNERS[path.posix.extname(name).toLowerCase()];
+      if (!runner || runner.length === 0) {
+        throw new PathRefusedError(`No test runner is configured for "${name}": run a .py, .js or .ts test.`);
+      }
+      const mode = await chooseMode(options);
+      const copy = await makeThrowawayCopy(rootReal).catch((error: NodeJS.ErrnoException) => {
+        // fs messages name absolute host paths; the model only needs to know that nothing ran.
+        throw new Error(
+          `Could not copy the project for the test run (${error.code ?? 'error'}); no test was run.`,
+        );
+      });
+      try {
+        const argv = [...runner, `./${relativePath}`];
+        const result = await runInMode(mode, rootReal, copy, argv, timeoutMs, maxOutputChars * 4, signal);
+        if (result.aborted) throw new Error('run_tests was cancelled; the test processes were killed.');
+        return formatResult(result, mode.kind === 'direct', timeoutMs, maxOutputChars);
+      } finally {
+        await copy.cleanup();
+      }
+    },
+  };
+}
+
+/**
+ * Checks the model's input: a safe path (see {@link resolveSafePath}) to a regular file whose name, as
+ * written and as resolved, matches a pattern.
+ *
+ * @returns the file's real path relative to the root, `/`-separated.
+ */
+async function resolveTestFile(
+  rootReal: string,
+  input: string,
+  patterns: readonly string[],
+  safeOptions: SafePathOptions,
+): Promise<string> {
+  const shown = JSON.stringify(input.slice(0, 80));
+  // Newer runners expand globs in file arguments; one literal file is all the model may name.
+  if (/[*?[\]{}]/.test(input)) {
+    throw new PathRefusedError(`Wildcards are refused (${shown}): give one test file.`);
+  }
+  const safe = await resolveSafePath(rootReal, input, safeOptions);
+  const matchers = patterns.map(globToRegExp);
+  const names = [path.posix.basename(input), path.posix.basename(safe.relativePath)];
+  if (!matchers.some((m) => names.every((name) => m.test(name)))) {
+    throw new PathRefusedError(`${shown} is not a test file: its name must match ${patterns.join(', ')}.`);
+  }
+  await (await openRegularFile(rootReal, safe)).handle.close();
+  return safe.relativePath;
+}
+
+type Mode = { kind: 'bwrap'; bwrapPath: string } | { kind: 'direct' };
+
+/** Decides between the sandbox and (only when allowed) a direct run. */
+async function chooseMode(options: RunTestsToolOptions): Promise<Mode> {
+  const bwrapPath = await findExecutable(options.bwrapPath ?? 'bwrap');
+  const problem = bwrapPath ? await probeBwrap(bwrapPath) : 'bubblewrap (bwrap) is not installed';
+  if (bwrapPath && problem === undefined) return { kind: 'bwrap', bwrapPath };
+  if (options.allowUnsandboxed) return { kind: 'direct' };
+  throw new Error(
+    `run_tests needs a sandbox and ${bwrapPath ? `bubblewrap cannot create one here (${problem})` : problem}; ` +
+      'no test was run. The caller can install bubblewrap or create the tool with allowUnsandboxed: true.',
+  );
+}
+
+/** Runs `argv` in the copy, sandboxed or directly. */
+async function runInMode(
+  mode: Mode,
+  rootReal: string,
+  copy: ThrowawayCopy,
+  argv: readonly string[],
+  timeoutMs: number,
+  maxTailBytes: number,
+  signal: AbortSignal,
+): Promise<ProcessGroupResult> {
+  const [command, ...rest] = argv as [string, ...string[]];
+  const executable = await findExecutable(command);
+  if (!executable) throw new Error(`The test runner "${command}" is not installed; no test was run.`);
+  const env = {
+    HOME: '/tmp',
+    TMPDIR: '/tmp',
+    USER: 'sandbox',
+    LOGNAME: 'sandbox',
+    LANG: 'C.UTF-8',
+    CI: 'true',
+    NO_COLOR: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+  const common = { timeoutMs, signal, maxTailBytes };
+  if (mode.kind === 'direct') {
+    for (const bind of copy.skipped) await symlink(bind.source, path.join(copy.copyRoot, bind.target));
+    const direct = { ...env, HOME: copy.scratchDir, TMPDIR: copy.scratchDir, PATH: process.env.PATH ?? '' };
+    return runProcessGroup({ ...common, command: executable, args: rest, cwd: copy.copyRoot, env: direct });
+  }
+  const extraReadOnly = await bindsForExecutable(executable);
+  const readOnly = copy.skipped.map((b) => ({ source: b.source, target: path.join(rootReal, b.target) }));
+  for (const bind of copy.skipped) await mkdir(path.join(copy.copyRoot, bind.target), { recursive: true });
+  const layout = { copyRoot: copy.copyRoot, mountAt: rootReal, readOnly, extraReadOnly };
+  const args = await bwrapArgs(layout, [executable, ...rest]);
+  const sandboxPath = [path.dirname(executable), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
+  return runProcessGroup({
+    ...common,
+    command: mode.bwrapPath,
+    args,
+    cwd: copy.copyRoot,
+    env: { ...env, PATH: sandboxPath },
+  });
+}
+
+/** `exit code N` (or how it ended) and the output's last `maxChars` characters. */
+function formatResult(
+  result: ProcessGroupResult,
+  direct: boolean,
+  timeoutMs: number,
+  maxChars: number,
+): string {
+  const status = result.timedOut
+    ? `timed out after ${timeoutMs} ms; the test processes were killed`
+    : result.exitCode !== null
+      ? `exit code ${result.exitCode}`
+      : `killed by ${result.signalName ?? 'a signal'}`;
+  const chars = [...result.tail];
+  const cut = chars.length > maxChars || result.droppedBytes > 0;
+  const tail = chars.slice(-maxChars).join('');
+  const header = `${direct ? '[unsandboxed] ' : ''}${status}`;
+  const body = tail.trim() === '' ? '(no output)' : `${cut ? '[... earlier output cut]\n' : ''}${tail}`;
+  return `${header}\n${body}`;
+}
+
+/** A test file name pattern: `*` matches any characters, everything else itself. */
+function globToRegExp(pattern: string): RegExp {
+  const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('[^/]*')}$`);
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ToolConfigError(`run_tests ${name} must be a positive number, not ${value}.`);
+  }
+  return value;
+}

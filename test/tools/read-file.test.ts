@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { createReadFileTool } from '../../src/tools/read-file.js';
+import { createToolRouter, ToolConfigError } from '../../src/tools/router.js';
+
+let root: string;
+const signal = AbortSignal.timeout(60_000);
+
+before(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'taoloop-read-'));
+  await mkdir(path.join(root, 'docs'));
+  await writeFile(path.join(root, 'docs', 'guide.md'), '# Guide\nStep one.\n');
+  await writeFile(path.join(root, 'README.MD'), 'upper-case extension');
+  await writeFile(path.join(root, 'empty.txt'), '');
+});
+
+after(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+test('reads a text file by its path relative to the root', async () => {
+  const tool = createReadFileTool({ root });
+  assert.equal(tool.name, 'read_file');
+  assert.equal(tool.effects, 'read');
+  assert.equal(tool.inputHint, 'relative/path');
+  assert.match(tool.description, /relative to/);
+  assert.equal(await tool.run('docs/guide.md', { signal }), '# Guide\nStep one.\n');
+  assert.equal(await tool.run('  docs/guide.md\n', { signal }), '# Guide\nStep one.\n');
+  assert.equal(await tool.run('./docs//guide.md', { signal }), '# Guide\nStep one.\n');
+  assert.equal(await tool.run('empty.txt', { signal }), '');
+});
+
+test('works through the router', async () => {
+  const router = createToolRouter([createReadFileTool({ root })]);
+  const outcome = await router.call('read_file', 'docs/guide.md');
+  assert.deepEqual([outcome.ok, outcome.observation], [true, '# Guide\nStep one.\n']);
+  const refused = await router.call('read_file', '../secret.md');
+  assert.equal(refused.ok, false);
+  assert.match(refused.observation, /^Error: "\.\.\/secret\.md" leaves the root folder/);
+});
+
+test('a root is required, must exist and must be a folder', () => {
+  assert.throws(() => createReadFileTool({} as { root: string }), ToolConfigError);
+  assert.throws(() => createReadFileTool({ root: '' }), /needs a root folder/);
+  assert.throws(() => createReadFileTool({ root: path.join(root, 'nope') }), /does not exist/);
+  assert.throws(() => createReadFileTool({ root: path.join(root, 'empty.txt') }), /is not a folder/);
+  assert.throws(() => createReadFileTool({ root: '/' }), /file system root/);
+  assert.throws(() => createReadFileTool({ root, maxOutputChars: 0 }), ToolConfigError);
+});
+
+test('extensions are compared case-insensitively and can be configured', async () => {
+  assert.equal(await createReadFileTool({ root }).run('README.MD', { signal }), 'upper-case extension');
+  const onlyTxt = createReadFileTool({ root, extensions: ['.TXT'] });
+  assert.equal(await onlyTxt.run('empty.txt', { signal }), '');
+  await assert.rejects(async () => onlyTxt.run('docs/guide.md', { signal }), /reads only \.txt/);
+});
+
+test('long files are cut at maxOutputChars with a marker saying how much is left', async () => {
+  await writeFile(path.join(root, 'long.txt'), 'a'.repeat(30));
+  const tool = createReadFileTool({ root, maxOutputChars: 10 });
+  assert.equal(
+    await tool.run('long.txt', { signal }),
+    `${'a'.repeat(10)}\n[... truncated: 20 more characters]`,
+  );
+  await writeFile(path.join(root, 'exact.txt'), 'b'.repeat(10));
+  assert.equal(await tool.run('exact.txt', { signal }), 'b'.repeat(10));
+});
+
+test('the cut counts characters, not bytes, and never splits one', async () => {
+  await writeFile(path.join(root, 'emoji.txt'), '😀é'.repeat(5));
+  const tool = createReadFileTool({ root, maxOutputChars: 3 });
+  // 30 bytes; 3 characters need at most 13 bytes, so the rest (7) is estimated from the part read.
+  assert.match(
+    await tool.run('emoji.txt', { signal }),
+    /^😀é😀\n\[\.\.\. truncated: about [5-8] more characters\]$/,
+  );
+  const wider = createReadFileTool({ root, maxOutputChars: 8 });
+  assert.equal(
+    await wider.run('emoji.txt', { signal }),
+    `${'😀é'.repeat(4)}\n[... truncated: 2 more characters]`,
+  );
+});
+
+test('a 10 MB file is read quickly and only up to the limit', async () => {
+  await writeFile(path.join(root, 'huge.txt'), 'x'.repeat(10 * 1024 * 1024));
+  const tool = createReadFileTool({ root });
+  const started = performance.now();
+  const output = await tool.run('huge.txt', { signal });
+  const elapsedMs = performance.now() - started;
+  assert.ok(elapsedMs < 1000, `took ${elapsedMs} ms`);
+  assert.ok(output.startsWith('x'.repeat(20_000)));
+  assert.match(output.slice(20_000), /^\n\[\.\.\. truncated: about \d+ more characters\]$/);
+  assert.ok(output.length <= (tool.maxOutputChars ?? 0));
+  assert.equal(Number(/about (\d+)/.exec(output)?.[1]), 10 * 1024 * 1024 - 20_000);
+});
+
+test('binary files are refused: NUL bytes or invalid UTF-8', async () => {
+  await writeFile(path.join(root, 'image.md'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+  await writeFile(path.join(root, 'latin1.txt'), Buffer.from('caf\xe9 au lait', 'latin1'));
+  const tool = createReadFileTool({ root });
+  await assert.rejects(async () => tool.run('image.md', { signal }), /looks binary.*text only/);
+  await assert.rejects(async () => tool.run('latin1.txt', { signal }), /not valid UTF-8/);
+});
+
+test('messages never show the absolute root path', async () => {
+  const tool = createReadFileTool({ root });
+  for (const input of ['missing.md', 'docs', '../x.md', 'image.md', 'a/b/c.exe']) {
+    await writeFile(path.join(root, 'image.md'), Buffer.from([0, 1, 2]));
+    await assert.rejects(
+      async () => tool.run(input, { signal }),
+      (error: Error) => !error.message.includes(root) && !error.message.includes(os.tmpdir()),
+    );
+  }
+});

@@ -11,6 +11,7 @@
  * @module
  */
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
+export { AgentConfigError } from './agent/request.js';
 export type {
   AgentEvent,
   AgentOptions,
@@ -55,6 +56,9 @@ export {
 export type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './react/turn.js';
 export { calculator, evaluateExpression } from './tools/calculator.js';
 export { defineTool, type ToolDefinition } from './tools/define.js';
+export { createHumanTool } from './tools/human.js';
+export { McpConnectionError, type McpTool, type McpToolSet, mcpTools } from './tools/mcp.js';
+export { createReadFileTool } from './tools/read-file.js';
 export {
   createToolRouter,
   type PreparedCall,
@@ -63,7 +67,13 @@ export {
   type ToolOutcome,
   type ToolRouter,
 } from './tools/router.js';
-export { createSearchTool, DocumentIndex } from './tools/search.js';
+export { createRunTestsTool } from './tools/run-tests.js';
+export {
+  createSearchIndex,
+  createSearchTool,
+  DEFAULT_CACHE_MIN_PASSAGES,
+  DocumentIndex,
+} from './tools/search.js';
 export type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './tools/types.js';
 export {
   createWikipediaTools,

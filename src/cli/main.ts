@@ -6,6 +6,12 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { LabelLanguage } from '../react/labels.js';
 import { EXIT, UsageError } from './errors.js';
+import { CLI_TOOLS } from './tools.js';
+
+/** Collects a repeatable option into a list. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 /** Parses a positive integer option value. */
 function positiveInt(value: string): number {
@@ -20,6 +26,12 @@ export interface RunCommandOptions {
   model?: string;
   tools?: string;
   docs?: string;
+  root?: string;
+  wikiCorpus?: string;
+  allowUnsandboxed: boolean;
+  yes: boolean;
+  allow: string[];
+  mode: 'text' | 'native' | 'auto';
   maxSteps: number;
   json: boolean;
   stream: boolean;
@@ -41,9 +53,25 @@ function buildProgram(setExit: (code: number) => void): Command {
     )
     .option(
       '-t, --tools <list>',
-      'comma-separated tools to allow (default: calculator, plus search when --docs is given)',
+      `comma-separated tools: ${Object.keys(CLI_TOOLS).join(', ')} (default: calculator, plus search when --docs is given)`,
     )
     .option('-d, --docs <dir>', 'folder of .md/.txt/.json/.jsonl documents for the search tool')
+    .option('--root <dir>', 'folder that read_file and run_tests work in (they refuse anything outside it)')
+    .option(
+      '--wiki-corpus <file>',
+      'JSONL of {title, text} pages for the wikipedia tool, instead of the live API',
+    )
+    .option('--allow-unsandboxed', 'let run_tests run without bubblewrap (not recommended)', false)
+    .option('-y, --yes', 'approve every tool call with side effects without asking', false)
+    .option('--allow <tool>', 'approve this tool without asking (repeatable)', collect, [])
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'text: the ReAct text protocol; native: provider tool calling; auto: native where supported',
+      )
+        .choices(['text', 'native', 'auto'])
+        .default('text'),
+    )
     .addOption(
       new Option('--max-steps <n>', 'steps before the run stops without an answer')
         .default(8)

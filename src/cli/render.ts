@@ -30,13 +30,15 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'model-end':
         for (const line of turnLines(event.turn, event.text, l)) write(line);
         break;
-      case 'step-end':
-        if (event.step.observation?.source === 'format-error')
-          write(pc.red(`${l.observation}: ${event.step.observation.text}`));
+      case 'step-end': {
+        // The observation as the model sees it: tool output, a rejection, a format error, a repeat note.
+        const observation = event.step.observation;
+        if (observation)
+          write(
+            `${pc.cyan(`${l.observation}:`)} ${observation.ok ? observation.text : pc.red(observation.text)}`,
+          );
         break;
-      case 'tool-end':
-        write(`${pc.cyan(`${l.observation}:`)} ${event.ok ? event.observation : pc.red(event.observation)}`);
-        break;
+      }
       case 'run-end':
         for (const line of footerLines(event.result)) write(line);
         break;
@@ -47,6 +49,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
           write(pc.yellow(`(approved with edited input: ${event.decision.input})`));
         break;
       case 'run-start':
+      case 'tool-end':
       case 'approval-start':
       case 'invented-observation':
       case 'model-start':

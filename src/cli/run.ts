@@ -4,27 +4,24 @@
  * @module
  */
 import { streamAgent } from '../agent/loop.js';
+import { AgentConfigError } from '../agent/request.js';
 import type { RunResult } from '../agent/types.js';
 import { ModelConfigError } from '../models/errors.js';
 import { defaultModelSpec, describeModelSetup, resolveModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { LABEL_SETS } from '../react/labels.js';
-import { calculator } from '../tools/calculator.js';
-import { createSearchTool } from '../tools/search.js';
-import type { Tool } from '../tools/types.js';
-import { errorMessage } from '../util/own.js';
+import { ToolConfigError } from '../tools/router.js';
+import { terminalApprover } from './approve.js';
 import { EXIT, UsageError } from './errors.js';
 import type { RunCommandOptions } from './main.js';
 import { createRenderer } from './render.js';
-
-/** Built-in tools the CLI can offer, by name. */
-const BUILT_IN_TOOLS = ['calculator', 'search'] as const;
+import { buildCliTools } from './tools.js';
 
 /** Runs one question and returns the exit code. */
 export async function runCommand(question: string, options: RunCommandOptions): Promise<number> {
   if (!question.trim())
     throw new UsageError('the question is empty. Example: taoloop run "What is 20 * 12 * 7?"');
-  const tools = await buildTools(options);
+  const tools = await buildCliTools(options);
   const model = await buildModel(options.model);
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
@@ -38,6 +35,9 @@ export async function runCommand(question: string, options: RunCommandOptions): 
       question,
       tools,
       maxSteps: options.maxSteps,
+      mode: options.mode,
+      approve: terminalApprover(),
+      allowTools: options.yes ? 'all' : options.allow,
       labels,
       streaming: options.stream,
       signal: controller.signal,
@@ -46,38 +46,14 @@ export async function runCommand(question: string, options: RunCommandOptions): 
       render(event);
       if (event.type === 'run-end') result = event.result;
     }
+  } catch (error) {
+    if (error instanceof AgentConfigError || error instanceof ToolConfigError)
+      throw new UsageError(error.message);
+    throw error;
   } finally {
     process.off('SIGINT', onSigint);
   }
   return result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
-}
-
-async function buildTools(options: RunCommandOptions): Promise<Tool[]> {
-  const names = options.tools
-    ? options.tools
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : ['calculator', ...(options.docs ? ['search'] : [])];
-  const unknown = names.filter((n) => !(BUILT_IN_TOOLS as readonly string[]).includes(n));
-  if (unknown.length) {
-    throw new UsageError(
-      `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')} in --tools. Available: ${BUILT_IN_TOOLS.join(', ')}.`,
-    );
-  }
-  const tools: Tool[] = [];
-  for (const name of new Set(names)) {
-    if (name === 'calculator') tools.push(calculator);
-    if (name === 'search') {
-      if (!options.docs) throw new UsageError('the search tool needs a folder of documents: add --docs DIR.');
-      try {
-        tools.push(await createSearchTool({ docsDir: options.docs }));
-      } catch (error) {
-        throw new UsageError(errorMessage(error));
-      }
-    }
-  }
-  return tools;
 }
 
 async function buildModel(spec: string | undefined): Promise<Model> {

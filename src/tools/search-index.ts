@@ -4,7 +4,7 @@
  * @module
  */
 
-import MiniSearch from 'minisearch';
+import MiniSearch, { type Options } from 'minisearch';
 import { processTerm, splitPassages, tokenizeText } from './search-text.js';
 
 /** A document to index: its id (a file path, say) and its full text. */
@@ -37,12 +37,40 @@ export interface IndexSearchOptions {
 /** Default for {@link IndexSearchOptions.minRelativeScore}. */
 export const DEFAULT_MIN_RELATIVE_SCORE = 0.3;
 
+/**
+ * Version of the serialized index ({@link DocumentIndex.serialize}); bump it when the passage shape or
+ * the MiniSearch options change, so that indexes saved by an older taoloop are rebuilt, not misread.
+ */
+export const INDEX_FORMAT = 1;
+
+/** A passage as serialized: its document id, its 0-based position in that document, and its text. */
+export type SerializedPassage = readonly [id: string, passage: number, text: string];
+
+/**
+ * A {@link DocumentIndex} as two JSON texts: the passages (an array of {@link SerializedPassage}) and the
+ * MiniSearch index (`JSON.stringify(miniSearch)`, read back with `MiniSearch.loadJSON`). Neither contains
+ * a line break.
+ */
+export interface SerializedIndex {
+  passagesJson: string;
+  engineJson: string;
+}
+
 interface IndexedPassage {
   key: number;
   id: string;
   passage: number;
   text: string;
 }
+
+// Loading a saved index needs the options it was built with (MiniSearch.loadJSON's contract).
+const ENGINE_OPTIONS: Options<IndexedPassage> = {
+  idField: 'key',
+  fields: ['text'],
+  tokenize: tokenizeText,
+  processTerm,
+  searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
+};
 
 /**
  * Keyword search over passages with BM25+ (MiniSearch 7, `k = 1.2`, `b = 0.7`, `d = 0.5`).
@@ -72,15 +100,38 @@ export class DocumentIndex {
         passages.push({ key: passages.length, id: doc.id, passage, text });
       });
     }
-    const engine = new MiniSearch<IndexedPassage>({
-      idField: 'key',
-      fields: ['text'],
-      tokenize: tokenizeText,
-      processTerm,
-      searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
-    });
+    const engine = new MiniSearch<IndexedPassage>(ENGINE_OPTIONS);
     engine.addAll(passages);
     return new DocumentIndex(engine, passages);
+  }
+
+  /**
+   * Rebuilds an index saved with {@link DocumentIndex.serialize} (by the same {@link INDEX_FORMAT}),
+   * without tokenizing anything again.
+   *
+   * @throws {Error} when either text is not valid JSON or not the expected shape (a corrupt save).
+   */
+  static deserialize(saved: SerializedIndex): DocumentIndex {
+    const raw = JSON.parse(saved.passagesJson) as unknown;
+    if (!Array.isArray(raw)) throw new Error('Saved passages are not an array');
+    const passages = raw.map((item: unknown, key): IndexedPassage => {
+      const [id, passage, text] = Array.isArray(item) ? (item as unknown[]) : [];
+      if (typeof id !== 'string' || !Number.isInteger(passage) || typeof text !== 'string') {
+        throw new Error(`Saved passage ${key} is malformed`);
+      }
+      return { key, id, passage: passage as number, text };
+    });
+    const engine = MiniSearch.loadJSON<IndexedPassage>(saved.engineJson, ENGINE_OPTIONS);
+    if (engine.documentCount !== passages.length) {
+      throw new Error(`Saved index has ${engine.documentCount} passages, expected ${passages.length}`);
+    }
+    return new DocumentIndex(engine, passages);
+  }
+
+  /** Saves the index as JSON texts for {@link DocumentIndex.deserialize}. */
+  serialize(): SerializedIndex {
+    const passages = this.passages.map((p): SerializedPassage => [p.id, p.passage, p.text]);
+    return { passagesJson: JSON.stringify(passages), engineJson: JSON.stringify(this.engine) };
   }
 
   /** Number of passages indexed. */

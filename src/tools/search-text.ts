@@ -5,6 +5,13 @@
  * @module
  */
 
+/**
+ * Version of the text processing below (terms and passages). Bump it whenever tokenizing, the stop
+ * words, stemming or passage splitting change: indexes saved on disk under an older version are then
+ * rebuilt instead of answering with the old terms.
+ */
+export const TEXT_VERSION = 1;
+
 /** Target passage length in characters; longer paragraphs are split on sentence boundaries. */
 export const PASSAGE_CHARS = 500;
 

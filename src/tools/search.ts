@@ -6,8 +6,17 @@
 
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  DEFAULT_CACHE_MIN_PASSAGES,
+  defaultCacheDir,
+  indexCacheKey,
+  loadCachedIndex,
+  saveCachedIndex,
+} from './search-cache.js';
 import { DocumentIndex, type SourceDocument } from './search-index.js';
 import type { Tool } from './types.js';
+
+export { DEFAULT_CACHE_MIN_PASSAGES, defaultCacheDir } from './search-cache.js';
 
 export {
   DEFAULT_MIN_RELATIVE_SCORE,
@@ -33,10 +42,34 @@ export class DocsFolderError extends Error {
   override name = 'DocsFolderError';
 }
 
-/** Options for {@link createSearchTool}. */
-export interface SearchToolOptions {
+/** Options for {@link createSearchIndex}. */
+export interface SearchIndexOptions {
   /** Folder to index, searched recursively. Dotfiles, dot-folders, `node_modules` and symlinks are skipped. */
   docsDir: string;
+  /**
+   * Folder where indexes of large docs folders are saved, keyed by a hash of their content (see
+   * `indexCacheKey`), or `false` to never read or write a cache. Writes that fail (a read-only folder)
+   * are skipped, and an unreadable or corrupt entry is rebuilt.
+   * @default defaultCacheDir(): `$TAOLOOP_CACHE_DIR/search`, else `$XDG_CACHE_HOME/taoloop/search`, else `~/.cache/taoloop/search`
+   */
+  cacheDir?: string | false;
+  /**
+   * Fewest passages for an index to be saved in `cacheDir`; smaller folders are quick to index
+   * (2,000 passages is about 1 MB of text, indexed in well under a second) and are never saved.
+   * @default 2000
+   */
+  cacheMinPassages?: number;
+}
+
+/** What {@link createSearchIndex} gives back. */
+export interface SearchIndexResult {
+  index: DocumentIndex;
+  /** `'cache'` when the index was loaded from `cacheDir`, `'built'` when it was tokenized and indexed now. */
+  source: 'built' | 'cache';
+}
+
+/** Options for {@link createSearchTool}. */
+export interface SearchToolOptions extends SearchIndexOptions {
   /** Most passages returned per search. @default 2 */
   topK?: number;
 }
@@ -85,14 +118,14 @@ export async function readDocuments(docsDir: string): Promise<SourceDocument[]> 
  * ```
  *
  * @throws {DocsFolderError} when the folder cannot be used (see {@link readDocuments}).
- * @throws {RangeError} when `topK` is not a positive integer.
+ * @throws {RangeError} when `topK` is not a positive integer, or `cacheMinPassages` not a non-negative one.
  */
 export async function createSearchTool(options: SearchToolOptions): Promise<Tool> {
   const topK = options.topK ?? 2;
   if (!Number.isInteger(topK) || topK < 1) {
     throw new RangeError(`topK must be a positive integer, got ${topK}`);
   }
-  const index = DocumentIndex.fromDocuments(await readDocuments(options.docsDir));
+  const { index } = await createSearchIndex(options);
   const folderName = path.basename(path.resolve(options.docsDir));
   return {
     name: 'search',
@@ -106,6 +139,36 @@ export async function createSearchTool(options: SearchToolOptions): Promise<Tool
       return hits.length === 0 ? NO_MATCH : hits.map((hit) => hit.text).join(' | ');
     },
   };
+}
+
+/**
+ * Reads a docs folder (see {@link readDocuments}) and indexes it, or loads the index saved for the same
+ * content from `cacheDir`. An index of at least `cacheMinPassages` passages that was built is saved there
+ * for the next run.
+ *
+ * @example
+ * ```ts
+ * const { index, source } = await createSearchIndex({ docsDir: 'docs', cacheDir: '/tmp/taoloop-cache' });
+ * // source: 'built' the first time for a large folder, 'cache' on the next runs until a file changes
+ * ```
+ *
+ * @throws {DocsFolderError} when the folder cannot be used (see {@link readDocuments}).
+ * @throws {RangeError} when `cacheMinPassages` is not a non-negative integer.
+ */
+export async function createSearchIndex(options: SearchIndexOptions): Promise<SearchIndexResult> {
+  const minPassages = options.cacheMinPassages ?? DEFAULT_CACHE_MIN_PASSAGES;
+  if (!Number.isInteger(minPassages) || minPassages < 0) {
+    throw new RangeError(`cacheMinPassages must be a non-negative integer, got ${minPassages}`);
+  }
+  const docs = await readDocuments(options.docsDir);
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  if (cacheDir === false) return { index: DocumentIndex.fromDocuments(docs), source: 'built' };
+  const key = indexCacheKey(docs);
+  const cached = await loadCachedIndex(cacheDir, key);
+  if (cached !== undefined) return { index: cached, source: 'cache' };
+  const index = DocumentIndex.fromDocuments(docs);
+  if (index.size >= minPassages) await saveCachedIndex(cacheDir, key, index);
+  return { index, source: 'built' };
 }
 
 async function listDocFiles(root: string): Promise<string[]> {

@@ -157,6 +157,30 @@ describe('DocumentIndex', () => {
     assert.equal(index.search('cats', 1, { minRelativeScore: 0 }).length, 1);
     assert.throws(() => index.search('cats', 0), RangeError);
   });
+
+  it('serializes to single-line JSON texts and loads back with identical results', () => {
+    const saved = index.serialize();
+    assert.ok(!saved.passagesJson.includes('\n') && !saved.engineJson.includes('\n'));
+    const loaded = DocumentIndex.deserialize(saved);
+    assert.equal(loaded.size, index.size);
+    for (const query of ['cats mice', 'dogs', 'mailman food', 'export']) {
+      assert.deepEqual(
+        loaded.search(query, 5, { minRelativeScore: 0 }),
+        index.search(query, 5, { minRelativeScore: 0 }),
+      );
+    }
+  });
+
+  it('refuses a malformed saved index', () => {
+    const saved = index.serialize();
+    assert.throws(() => DocumentIndex.deserialize({ ...saved, passagesJson: '{}' }), /not an array/);
+    assert.throws(
+      () => DocumentIndex.deserialize({ ...saved, passagesJson: '[["a", "x", 1]]' }),
+      /malformed/,
+    );
+    assert.throws(() => DocumentIndex.deserialize({ ...saved, passagesJson: '[]' }), /expected 0/);
+    assert.throws(() => DocumentIndex.deserialize({ ...saved, engineJson: saved.engineJson.slice(9) }));
+  });
 });
 
 describe('splitPassages', () => {

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { spawnPty } from '../helpers/pty.js';
+
+const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
+let project: string;
+
+before(async () => {
+  project = await mkdtemp(join(tmpdir(), 'taoloop-approval-'));
+  await writeFile(
+    join(project, 'math.test.js'),
+    "import test from 'node:test';\ntest('adds', () => { if (1 + 1 !== 2) throw new Error('bad'); });\n",
+  );
+});
+
+const script = () => [
+  'Thought: I should run the tests.\nAction: run_tests[math.test.js]',
+  'Thought: I have the result.\nAnswer: done',
+];
+
+async function withServer<T>(fn: (modelSpec: string) => Promise<T>): Promise<T> {
+  const server = await startFakeOpenAI({ replies: script() });
+  try {
+    return await fn(`openai-compatible:${server.baseURL}#m`);
+  } finally {
+    await server.close();
+  }
+}
+
+const args = (model: string) => [
+  'run',
+  'Do the tests pass?',
+  '--tools',
+  'run_tests',
+  '--root',
+  project,
+  '--model',
+  model,
+];
+
+test('without a terminal, a tool with side effects is rejected and the model is told', async () => {
+  await withServer(async (model) => {
+    const { code, stdout } = await runCli(args(model));
+    assert.equal(code, 0);
+    assert.match(
+      stdout,
+      /rejected: no terminal to ask for approval of run_tests \(write\); rerun with --allow run_tests or --yes/,
+    );
+    assert.match(stdout, /Observation: The user rejected this action/);
+  });
+});
+
+test('--allow TOOL runs it without asking', async () => {
+  await withServer(async (model) => {
+    const { code, stdout } = await runCli([...args(model), '--allow', 'run_tests']);
+    assert.equal(code, 0);
+    assert.match(stdout, /Observation: \[tool output\]\nexit code 0/);
+  });
+});
+
+for (const [answer, expected] of [
+  ['y', /Observation: \[tool output\]\nexit code 0/],
+  ['n', /Observation: The user rejected this action\. It did not run\./],
+] as const) {
+  test(`at a terminal the person is asked, and "${answer}" is obeyed`, async () => {
+    await withServer(async (model) => {
+      const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cleanEnv() });
+      await pty.waitFor(/Allow it\? \[y\]es \/ \[n\]o \/ \[e\]dit: /);
+      assert.match(pty.output(), /The model wants to run run_tests\[math\.test\.js\] \(effects: write\)/);
+      pty.type(`${answer}\r`);
+      assert.equal(await pty.exited, 0, pty.output());
+      assert.match(pty.output().replace(/\r/g, ''), expected);
+    });
+  });
+}
+
+test('at a terminal, "e" lets the person edit the input, which is validated like the model\'s', async () => {
+  await withServer(async (model) => {
+    const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cleanEnv() });
+    await pty.waitFor(/Allow it\?/);
+    pty.type('e\r');
+    await pty.waitFor(/New input for run_tests: /);
+    pty.type('../../etc/passwd\r');
+    assert.equal(await pty.exited, 0, pty.output());
+    const out = pty.output().replace(/\r/g, '');
+    assert.match(out, /approved with edited input: \.\.\/\.\.\/etc\/passwd/);
+    assert.match(out, /Observation: Error: /);
+    assert.doesNotMatch(out, /root:x:0:0/);
+  });
+});
+
+after(() => undefined);

@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+
+/** A process running in a pseudo-terminal (util-linux `script`), so it sees a TTY on stdin and stdout. */
+export interface PtyProcess {
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Types text (add `\r` for Enter). */
+  type(text: string): void;
+  /** Resolves once the output matches, or rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Starts `command args` in a pseudo-terminal. */
+export function spawnPty(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): PtyProcess {
+  const line = [command, ...args].map(quote).join(' ');
+  const child = spawn('script', ['-qefc', line, '/dev/null'], {
+    cwd: options.cwd,
+    env: { ...options.env, TERM: 'dumb', COLUMNS: '200' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const waiters = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString('utf8');
+    for (const w of waiters) w();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    output: () => out,
+    type: (text) => child.stdin.write(text),
+    exited,
+    kill: (signal = 'SIGTERM') => child.kill(signal),
+    waitFor(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!pattern.test(out)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${pattern}; output so far:\n${out}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}

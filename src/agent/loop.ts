@@ -8,8 +8,9 @@ import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { parseTurn } from '../react/parse.js';
 import { createToolRouter } from '../tools/router.js';
-import { errorMessage } from '../util/own.js';
+import { errorMessage, timeoutSignal } from '../util/own.js';
 import { act } from './act.js';
+import { Budget } from './budget.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { nativeTurn } from './native.js';
 import { RepeatTracker } from './repeats.js';
@@ -31,12 +32,22 @@ export const DEFAULT_MAX_STEPS = 8;
  * @throws {ToolConfigError} for an invalid tool list.
  * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
-export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
+export async function* streamAgent(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
   const started = performance.now();
-  const { model, question, signal } = options;
-  const labels = options.labels ?? ENGLISH_LABELS;
+  const timer = callerOptions.timeoutMs === undefined ? undefined : timeoutSignal(callerOptions.timeoutMs);
+  const deadline = timer?.signal;
+  const signal = anySignal(callerOptions.signal, deadline);
+  const labels = callerOptions.labels ?? ENGLISH_LABELS;
+  const options = { ...callerOptions, labels, ...(signal && { signal }) };
+  const { model, question } = options;
   const router = createToolRouter(options.tools);
   const plan = planRequests(options, labels, options.tools);
+  const budget = new Budget(options);
+  // A run that ends on its own clock stops with `budget`, not `aborted`.
+  const stopped = (): RunResult =>
+    deadline?.aborted && !callerOptions.signal?.aborted
+      ? finish('budget', { error: `time budget: the run took longer than ${callerOptions.timeoutMs} ms.` })
+      : finish('aborted', { error: 'The run was aborted.' });
   const { systemPrompt } = plan;
   const repeats = new RepeatTracker(options.maxRepeatedActions ?? 3);
   const stopState = { send: true };
@@ -46,6 +57,7 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
   let formatErrors = 0;
   const finish = (status: StopReason, extra: { answer?: string; error?: string } = {}): RunResult => ({
     ...{ status, ...extra, question, modelId: model.id, steps, usage },
+    ...(budget.costUsd !== undefined && { costUsd: budget.costUsd }),
     durationMs: Math.round(performance.now() - started),
   });
   yield { type: 'run-start', question, modelId: model.id, tools: [...router.names], systemPrompt };
@@ -53,7 +65,7 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
   let result: RunResult | undefined;
   while (!result) {
     if (signal?.aborted) {
-      result = finish('aborted', { error: 'The run was aborted.' });
+      result = stopped();
       break;
     }
     if (actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS)) {
@@ -61,11 +73,20 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       break;
     }
     const index = steps.length + 1;
+    const request = buildRequest(plan, options, steps, stopState.send);
+    const overBudget = budget.check(request);
+    if (overBudget) {
+      result = finish('budget', { error: overBudget });
+      break;
+    }
     yield { type: 'model-start', step: index };
     const modelStarted = performance.now();
     let response: ModelResponse;
+    const callTimer =
+      options.modelTimeoutMs === undefined ? undefined : timeoutSignal(options.modelTimeoutMs);
+    const callSignal = anySignal(request.signal, callTimer?.signal);
+    if (callSignal) request.signal = callSignal;
     try {
-      const request = buildRequest(plan, { ...options, labels }, steps, stopState.send);
       const call = requestTurn(model, request, { stream: options.streaming ?? true, labels, stopState });
       let next = await call.next();
       for (; !next.done; next = await call.next())
@@ -73,11 +94,14 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       response = next.value;
     } catch (error) {
       result = signal?.aborted
-        ? finish('aborted', { error: 'The run was aborted.' })
-        : finish('error', { error: `The model call failed: ${errorMessage(error)}` });
+        ? stopped()
+        : finish('error', { error: `The model call failed: ${modelErrorMessage(error, options)}` });
       break;
+    } finally {
+      callTimer?.clear();
     }
     usage = addUsage(usage, response.usage);
+    const stepCost = budget.record(request, response.usage, response.text);
     const { text, finishReason } = response;
     const turn = plan.native
       ? nativeTurn(response, options.tools, labels)
@@ -92,6 +116,7 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       usage: response.usage,
       finishReason,
       modelDurationMs,
+      ...(stepCost !== undefined && { costUsd: stepCost }),
       ...(plan.native &&
         turn.type === 'action' &&
         response.toolCalls?.[0] && { toolCall: response.toolCalls[0] }),
@@ -132,8 +157,23 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
         turn satisfies never;
     }
   }
+  timer?.clear();
   yield { type: 'run-end', result };
   return result;
+}
+
+/** Combines the caller's signal and the run's deadline. */
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}
+
+/** A model error worded for the result; a per-call timeout says so. */
+function modelErrorMessage(error: unknown, options: AgentOptions): string {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return `no answer within ${options.modelTimeoutMs} ms (modelTimeoutMs).`;
+  }
+  return errorMessage(error);
 }
 
 /**

@@ -60,10 +60,11 @@ export function buildRequest(
   const l = primaryLabels(plan.labels);
   const fitted = fitSteps(plan, options, steps);
   const questionLine = `${l.question}: ${options.question}`;
+  const { signal } = options;
   const common = {
     temperature: options.temperature ?? 0,
     ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
-    ...(options.signal && { signal: options.signal }),
+    ...(signal && { signal }),
   };
   if (plan.native) {
     return {

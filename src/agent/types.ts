@@ -4,6 +4,7 @@
  * @module
  */
 
+import type { PriceTable } from '../models/pricing.js';
 import type { FinishReason, Model, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
@@ -38,10 +39,18 @@ export type ApproveFn = (request: ApprovalRequest) => ApprovalDecision | Promise
  * - `max_steps`: the step limit was reached without an answer.
  * - `format_errors`: too many model turns in a row could not be parsed.
  * - `repeated_action`: the model kept repeating the same action and getting the same observation.
+ * - `budget`: the next model call would start over `maxTokens` or `maxCostUsd`, or `timeoutMs` passed.
  * - `aborted`: the caller's signal fired (Ctrl-C in the CLI).
  * - `error`: the model failed (after its retries); `error` on the result says why.
  */
-export type StopReason = 'answered' | 'max_steps' | 'format_errors' | 'repeated_action' | 'aborted' | 'error';
+export type StopReason =
+  | 'answered'
+  | 'max_steps'
+  | 'format_errors'
+  | 'repeated_action'
+  | 'budget'
+  | 'aborted'
+  | 'error';
 
 /** Options for {@link streamAgent} and {@link runAgent}. */
 export interface AgentOptions {
@@ -58,6 +67,24 @@ export interface AgentOptions {
    * as an observation saying how to fix the format; they do not use up `maxSteps`. @default 2
    */
   maxConsecutiveFormatErrors?: number;
+  /**
+   * Token budget for the run (input plus output, as reported; estimated at 4 characters a token when a
+   * provider does not report). The run stops with `budget` before a call that would start over it.
+   * Format retries count too.
+   */
+  maxTokens?: number;
+  /**
+   * Cost budget for the run in USD, from `prices`. The run stops with `budget` before a call whose
+   * input alone would go over it.
+   * @throws {AgentConfigError} (from the run) when no price is known for the model.
+   */
+  maxCostUsd?: number;
+  /** Prices per million tokens, merged over {@link DEFAULT_PRICES}. */
+  prices?: PriceTable;
+  /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. */
+  timeoutMs?: number;
+  /** Limit for one model call in milliseconds; a call past it fails the run with `error`. */
+  modelTimeoutMs?: number;
   /** Sampling temperature. @default 0 */
   temperature?: number;
   /** Cap on tokens per model turn. @default undefined (the provider's default) */
@@ -135,6 +162,8 @@ export interface Step {
   turn: Turn;
   observation?: StepObservation;
   usage: ModelUsage;
+  /** Cost of this step's model call in USD, when the price and the token counts are known. */
+  costUsd?: number;
   finishReason: FinishReason;
   /** Model call wall time in milliseconds. */
   modelDurationMs: number;
@@ -151,7 +180,9 @@ export interface RunResult {
   modelId: string;
   steps: Step[];
   usage: RunUsage;
-  /** What went wrong, for `error` and `aborted`. */
+  /** Total cost in USD, when known for every call. */
+  costUsd?: number;
+  /** What went wrong, for `error`, `aborted` and `budget`. */
   error?: string;
   durationMs: number;
 }

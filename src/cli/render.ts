@@ -94,6 +94,7 @@ function footerLines(result: RunResult): string[] {
     max_steps: 'No answer: the step limit was reached (raise it with --max-steps).',
     format_errors: 'No answer: the model kept writing turns that do not follow the Thought/Action format.',
     repeated_action: 'No answer: the model kept repeating the same action with the same result.',
+    budget: `No answer: the run hit its budget (${result.error ?? 'tokens, cost or time'}).`,
     aborted: 'No answer: the run was aborted.',
     error: `No answer: ${result.error ?? 'the run failed.'}`,
   };

@@ -17,7 +17,9 @@ export type ModelSpec =
   | { provider: 'anthropic'; modelId: string }
   | { provider: 'google'; modelId: string }
   | { provider: 'ollama'; modelId: string }
-  | { provider: 'openai-compatible'; baseURL: string; modelId: string };
+  | { provider: 'openai-compatible'; baseURL: string; modelId: string }
+  /** `source`: a GGUF path, `hf:<user>/<repo>/<file>.gguf`, or `''` for the default model. */
+  | { provider: 'local'; source: string };
 
 /** The accepted spec forms, as listed in error messages. */
 export const MODEL_SPEC_FORMS: readonly string[] = [
@@ -26,6 +28,7 @@ export const MODEL_SPEC_FORMS: readonly string[] = [
   'google:<model>                      e.g. google:gemini-2.0-flash (needs GOOGLE_GENERATIVE_AI_API_KEY)',
   'ollama:<model>                      e.g. ollama:llama3.1:8b (OLLAMA_BASE_URL, default http://127.0.0.1:11434/v1)',
   'openai-compatible:<base-url>#<model> e.g. openai-compatible:http://127.0.0.1:8080/v1#my-model',
+  'local:[<file.gguf> | hf:<user>/<repo>/<file>.gguf] e.g. local:./model.gguf (in-process llama.cpp; local: alone downloads Qwen2.5-1.5B-Instruct)',
 ];
 
 /** The API key variable each hosted provider needs. */
@@ -70,6 +73,8 @@ export function parseModelSpec(spec: string): ModelSpec {
       return { provider, modelId: rest };
     case 'openai-compatible':
       return parseCompatible(spec, rest);
+    case 'local':
+      return { provider: 'local', source: rest };
     default:
       throw specError(spec, `unknown provider "${provider}"`);
   }
@@ -129,14 +134,23 @@ function ollamaBaseURL(value: string | undefined): string {
  * - `openai-compatible:<base-url>#<model>`: `@ai-sdk/openai-compatible`; API key from
  *   `TAOLOOP_API_KEY` or `OPENAI_COMPATIBLE_API_KEY` when set (optional).
  *
+ * - `local:<file.gguf>` / `local:hf:<user>/<repo>/<file>.gguf` / `local:`: in-process llama.cpp
+ *   (`./local.js`, imported only here, which imports node-llama-cpp); `local:` alone is the default model,
+ *   downloaded once into `$TAOLOOP_CACHE_DIR/models` (else `~/.cache/taoloop/models`). See `localModel`.
+ *
  * OpenAI-compatible models are created with `includeUsage: true` so streams report usage.
  * No temperature default is set here (the loop sends 0).
  *
  * @param env Where API keys and base URLs are read from. @default process.env
- * @throws {ModelConfigError} for a bad spec or a missing API key (naming the variable to set).
+ * @throws {ModelConfigError} for a bad spec or a missing API key (naming the variable to set); for
+ *   `local:`, a missing GGUF file or a download that cannot be made (offline: within about 2 s).
  */
 export async function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
   const parsed = parseModelSpec(spec);
+  if (parsed.provider === 'local') {
+    const { localModel } = await import('./local.js');
+    return localModel(parsed.source, { download: { env } });
+  }
   const id =
     parsed.provider === 'openai-compatible'
       ? `openai-compatible:${parsed.baseURL}#${parsed.modelId}`

@@ -14,3 +14,16 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   return String(error);
 }
+
+/**
+ * An AbortSignal that fires after `ms` with a `TimeoutError`, like `AbortSignal.timeout`, but on a timer
+ * that keeps the process alive (Node's `AbortSignal.timeout` does not), with a `clear()` to call when done.
+ */
+export function timeoutSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`The operation timed out after ${ms} ms.`, 'TimeoutError')),
+    ms,
+  );
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}

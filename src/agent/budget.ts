@@ -1,0 +1,67 @@
+/**
+ * Budgets: tokens and cost, checked before each model call (as mini-swe-agent does), so a run stops
+ * with `budget` instead of starting a call that would go over.
+ *
+ * @module
+ */
+import { addCost, costUsd, DEFAULT_PRICES, findPrice, type ModelPrice } from '../models/pricing.js';
+import type { ModelRequest, ModelUsage } from '../models/types.js';
+import { estimateTokens } from './context.js';
+import { AgentConfigError } from './request.js';
+import type { AgentOptions } from './types.js';
+
+/** Tracks what a run has spent. */
+export class Budget {
+  readonly #maxTokens: number | undefined;
+  readonly #maxCostUsd: number | undefined;
+  readonly #price: ModelPrice | undefined;
+  #tokens = 0;
+  #costUsd: number | undefined;
+  #costKnown = true;
+
+  /** @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model. */
+  constructor(options: AgentOptions) {
+    this.#maxTokens = options.maxTokens;
+    this.#maxCostUsd = options.maxCostUsd;
+    this.#price = findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices });
+    if (this.#maxCostUsd !== undefined && !this.#price) {
+      throw new AgentConfigError(
+        `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,
+      );
+    }
+  }
+
+  /** Total cost so far in USD; `undefined` when any call's cost was unknown. */
+  get costUsd(): number | undefined {
+    return this.#costKnown ? this.#costUsd : undefined;
+  }
+
+  /** Why the next call must not start, or `undefined` when it may. */
+  check(request: ModelRequest): string | undefined {
+    const input = estimateTokens(request.messages.map((m) => m.content).join('\n'));
+    if (this.#maxTokens !== undefined && this.#tokens + input > this.#maxTokens) {
+      return `token budget: ${this.#tokens} of ${this.#maxTokens} tokens used, and the next call needs about ${input} more.`;
+    }
+    if (this.#maxCostUsd !== undefined && this.#price) {
+      const next = costUsd({ inputTokens: input, outputTokens: 0 }, this.#price) ?? 0;
+      const spent = this.#costUsd ?? 0;
+      if (spent + next > this.#maxCostUsd) {
+        return `cost budget: $${spent.toFixed(6)} of $${this.#maxCostUsd} spent, and the next call's input costs about $${next.toFixed(6)}.`;
+      }
+    }
+    return undefined;
+  }
+
+  /** Records a call; returns its cost in USD when known. Unreported token counts are estimated. */
+  record(request: ModelRequest, usage: ModelUsage, text: string): number | undefined {
+    const input = usage.inputTokens ?? estimateTokens(request.messages.map((m) => m.content).join('\n'));
+    const output = usage.outputTokens ?? estimateTokens(text);
+    this.#tokens += input + output;
+    const cost = costUsd(usage, this.#price);
+    if (cost === undefined) this.#costKnown = false;
+    // For the budget, an unknown count is estimated; the reported total stays honest (undefined).
+    const forBudget = cost ?? costUsd({ inputTokens: input, outputTokens: output }, this.#price);
+    this.#costUsd = addCost(this.#costUsd, forBudget);
+    return cost;
+  }
+}

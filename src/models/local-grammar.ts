@@ -1,0 +1,99 @@
+/**
+ * The ReAct turn as a GBNF grammar, so that a local model (llama.cpp through node-llama-cpp) can only write a
+ * well-formed turn. Pure text: building it loads nothing.
+ *
+ * GBNF is llama.cpp's grammar format (https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md):
+ * rules `name ::= ...`, string literals, character classes, alternation `|`, and bounded repetition
+ * `x{m,n}`. Sampling under a grammar only allows tokens that keep the text inside the grammar, and once the
+ * grammar is complete only end-of-generation tokens remain, so generation stops right after the `]` of an
+ * action or the end of the answer line.
+ *
+ * @module
+ */
+import type { TurnFormat } from './types.js';
+
+/** Length limits written into the grammar, in characters. */
+export interface TurnGrammarLimits {
+  /** Longest thought. @default 1000 */
+  maxThoughtChars?: number;
+  /** Longest action input; matches the tool router's default `maxInputChars`. @default 200 */
+  maxInputChars?: number;
+  /** Longest answer. @default 1000 */
+  maxAnswerChars?: number;
+}
+
+/** Default limits of {@link turnGrammar}. */
+export const DEFAULT_TURN_GRAMMAR_LIMITS: Required<TurnGrammarLimits> = {
+  maxThoughtChars: 1000,
+  maxInputChars: 200,
+  maxAnswerChars: 1000,
+};
+
+/** llama.cpp refuses repetition counts above 2000 (`MAX_REPETITION_THRESHOLD` in llama-grammar.cpp). */
+const MAX_REPETITION = 2000;
+
+/** The pseudo-tool that ends the task (`finish[answer]`, ReAct paper section 2). */
+const FINISH = 'finish';
+
+/** A GBNF string literal: backslash, double quote and control characters escaped. */
+export function gbnfLiteral(text: string): string {
+  const escaped = text.replace(/[\\"\n\r\t]/g, (c) => {
+    switch (c) {
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\t':
+        return '\\t';
+      default:
+        return `\\${c}`;
+    }
+  });
+  return `"${escaped}"`;
+}
+
+function limit(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_REPETITION) {
+    throw new RangeError(`turnGrammar: ${name} must be an integer from 1 to ${MAX_REPETITION}, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * The GBNF grammar of one ReAct turn in `format`'s labels:
+ *
+ * ```
+ * Thought: <text without newline>\n
+ * ```
+ * followed by either `Action: <tool>[<input without newline or ]>]` (a name from `format.tools`, or
+ * `finish`) or `Answer: <text without newline>` with an optional final newline. There is exactly one
+ * space after each label's colon. Tool names are matched literally (case as given).
+ *
+ * @param format The tools and labels (what the loop sends as `ModelRequest.turnFormat`).
+ * @param limits Character limits; keep `maxThoughtChars + maxInputChars` (or `+ maxAnswerChars`) within the
+ *   turn's `maxOutputTokens`, or a long turn is cut before the grammar completes.
+ * @throws {RangeError} for a limit that is not an integer from 1 to 2000 (llama.cpp's bound).
+ * @example
+ * ```ts
+ * turnGrammar({ tools: ['search'], labels: { thought: 'Thought', action: 'Action', answer: 'Answer' } });
+ * // root ::= "Thought: " thought "\n" (action | answer)
+ * // tool ::= "search" | "finish"  ...
+ * ```
+ */
+export function turnGrammar(format: TurnFormat, limits: TurnGrammarLimits = {}): string {
+  const resolved = { ...DEFAULT_TURN_GRAMMAR_LIMITS, ...limits };
+  const thoughtChars = limit('maxThoughtChars', resolved.maxThoughtChars);
+  const inputChars = limit('maxInputChars', resolved.maxInputChars);
+  const answerChars = limit('maxAnswerChars', resolved.maxAnswerChars);
+  const { thought, action, answer } = format.labels;
+  const names = [...new Set([...format.tools.filter((name) => name !== ''), FINISH])];
+  return [
+    `root ::= ${gbnfLiteral(`${thought}: `)} thought "\\n" (action | answer)`,
+    `thought ::= [^\\n]{1,${thoughtChars}}`,
+    `action ::= ${gbnfLiteral(`${action}: `)} tool "[" input "]"`,
+    `tool ::= ${names.map(gbnfLiteral).join(' | ')}`,
+    `input ::= [^\\]\\n]{1,${inputChars}}`,
+    `answer ::= ${gbnfLiteral(`${answer}: `)} [^\\n]{1,${answerChars}} "\\n"?`,
+    '',
+  ].join('\n');
+}

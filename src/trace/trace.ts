@@ -1,0 +1,119 @@
+/**
+ * Traces: a run written as JSONL, one event per line, the format version on the first line.
+ *
+ * Lines are appended synchronously as events happen, so a crash or Ctrl-C leaves a readable trace up to
+ * the last completed event. Reading a trace back gives the same steps and result.
+ *
+ * @module
+ */
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { AgentEvent, RunResult, Step } from '../agent/types.js';
+
+/** The format name on a trace's first line. */
+export const TRACE_FORMAT = 'taoloop-trace';
+/** The format version; readers refuse newer versions. */
+export const TRACE_FORMAT_VERSION = 1;
+
+/** The first line of a trace. */
+export interface TraceHeader {
+  type: 'trace-start';
+  format: typeof TRACE_FORMAT;
+  version: number;
+  /** ISO 8601 time the run started. */
+  startedAt: string;
+  question: string;
+  modelId: string;
+  /** Anything else the writer wants to keep (tools, options, taoloop version). */
+  meta?: Record<string, unknown>;
+}
+
+/** Every later line: an agent event with the time since the start, in milliseconds. */
+export type TraceLine = AgentEvent & { atMs: number };
+
+/** A trace read back. */
+export interface Trace {
+  header: TraceHeader;
+  events: TraceLine[];
+  /** The steps, from the `step-end` events (the run's trajectory). */
+  steps: Step[];
+  /** The result, when the run ended (absent for a run that crashed or was killed). */
+  result?: RunResult;
+}
+
+/** Thrown by {@link readTrace} for a file that is not a taoloop trace. */
+export class TraceFormatError extends Error {
+  override name = 'TraceFormatError';
+}
+
+/** Appends events to a trace file as they happen. */
+export interface TraceWriter {
+  readonly file: string;
+  /** Writes one event (model deltas are skipped: the complete text is in `model-end`). */
+  write(event: AgentEvent): void;
+}
+
+/**
+ * Creates the trace file with its header line. Each later `write` appends one line synchronously.
+ *
+ * @throws {Error} when the file cannot be created.
+ */
+export function createTraceWriter(
+  file: string,
+  start: { question: string; modelId: string; meta?: Record<string, unknown> },
+): TraceWriter {
+  mkdirSync(dirname(file), { recursive: true });
+  const started = Date.now();
+  const header: TraceHeader = {
+    type: 'trace-start',
+    format: TRACE_FORMAT,
+    version: TRACE_FORMAT_VERSION,
+    startedAt: new Date(started).toISOString(),
+    question: start.question,
+    modelId: start.modelId,
+    ...(start.meta && { meta: start.meta }),
+  };
+  writeFileSync(file, `${JSON.stringify(header)}\n`);
+  return {
+    file,
+    write(event) {
+      if (event.type === 'model-delta') return;
+      appendFileSync(file, `${JSON.stringify({ ...event, atMs: Date.now() - started })}\n`);
+    },
+  };
+}
+
+/**
+ * Reads a trace. A last line cut off mid-write (a crash) is ignored; any other bad line is an error.
+ *
+ * @throws {TraceFormatError} when the file is not a taoloop trace, is from a newer version, or has a
+ * malformed line.
+ */
+export function readTrace(file: string): Trace {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const parsed: unknown[] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    try {
+      parsed.push(JSON.parse(line));
+    } catch {
+      const isLast = lines.slice(i + 1).every((rest) => !rest.trim());
+      if (!isLast) throw new TraceFormatError(`${file}:${i + 1} is not valid JSON.`);
+    }
+  });
+  const header = parsed[0] as TraceHeader | undefined;
+  if (header?.type !== 'trace-start' || header.format !== TRACE_FORMAT) {
+    throw new TraceFormatError(
+      `${file} is not a taoloop trace (its first line has no "format": "${TRACE_FORMAT}").`,
+    );
+  }
+  if (header.version > TRACE_FORMAT_VERSION) {
+    throw new TraceFormatError(
+      `${file} uses trace format ${header.version}; this taoloop reads up to ${TRACE_FORMAT_VERSION}. Upgrade taoloop.`,
+    );
+  }
+  const events = parsed.slice(1) as TraceLine[];
+  const steps = events.flatMap((e) => (e.type === 'step-end' ? [e.step] : []));
+  const end = events.find((e) => e.type === 'run-end');
+  return { header, events, steps, ...(end?.type === 'run-end' && { result: end.result }) };
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runAgent } from '../../src/agent/loop.js';
+import { AgentConfigError } from '../../src/agent/request.js';
+import { costUsd, findPrice } from '../../src/models/pricing.js';
+import type { Model } from '../../src/models/types.js';
+import { scriptedModel } from '../../src/testing/scripted-model.js';
+import { calculator } from '../../src/tools/calculator.js';
+import type { Tool } from '../../src/tools/types.js';
+
+const act = 'Thought: t\nAction: calculator[1 + 1]';
+
+test('maxTokens stops the run before a call that would start over the limit', async () => {
+  const model = scriptedModel([act, act, act, act], { usage: { inputTokens: 500, outputTokens: 50 } });
+  const result = await runAgent({ model, question: 'q', tools: [calculator], maxTokens: 1200 });
+  assert.equal(result.status, 'budget');
+  assert.match(result.error ?? '', /^token budget: 1100 of 1200 tokens used/);
+  assert.equal(model.requests.length, 2, 'the third call never started');
+  assert.equal(result.steps.length, 2);
+});
+
+test('format retries count against the token budget', async () => {
+  const model = scriptedModel(['prose', act, 'prose', act], {
+    usage: { inputTokens: 300, outputTokens: 10 },
+  });
+  const result = await runAgent({ model, question: 'q', tools: [calculator], maxTokens: 700 });
+  assert.equal(result.status, 'budget');
+  assert.equal(model.requests.length, 2);
+});
+
+test('cost per step and per run from the price table, exact to the cent fraction', async () => {
+  const model = scriptedModel([act, 'Thought: t\nAnswer: 2'], {
+    id: 'openai:gpt-4o-mini',
+    usage: { inputTokens: 1_000_000, outputTokens: 100_000, cachedInputTokens: 200_000 },
+  });
+  const result = await runAgent({ model, question: 'q', tools: [calculator] });
+  // 800k * 0.15 + 200k * 0.075 + 100k * 0.60, per million: 0.12 + 0.015 + 0.06
+  assert.equal(result.steps[0]!.costUsd, 0.195);
+  assert.equal(result.costUsd, 0.39);
+});
+
+test('maxCostUsd stops before a call whose input would go over', async () => {
+  const model = scriptedModel([act, act, act], {
+    id: 'openai:gpt-4o',
+    usage: { inputTokens: 1000, outputTokens: 100 },
+  });
+  // Each call costs 1000 * 2.5e-6 + 100 * 10e-6 = $0.0035.
+  const result = await runAgent({ model, question: 'q', tools: [calculator], maxCostUsd: 0.007 });
+  assert.equal(result.status, 'budget');
+  assert.match(result.error ?? '', /^cost budget: \$0\.007000 of \$0\.007 spent/);
+  assert.equal(model.requests.length, 2);
+});
+
+test('maxCostUsd with no known price is a caller error; prices can be added', async () => {
+  const model = scriptedModel(['Thought: t\nAnswer: 2'], { id: 'openai-compatible:http://x/v1#mystery' });
+  await assert.rejects(runAgent({ model, question: 'q', tools: [], maxCostUsd: 1 }), AgentConfigError);
+  const priced = scriptedModel(['Thought: t\nAnswer: 2'], {
+    id: 'openai-compatible:http://x/v1#mystery',
+    usage: { inputTokens: 10, outputTokens: 10 },
+  });
+  const result = await runAgent({
+    model: priced,
+    question: 'q',
+    tools: [],
+    maxCostUsd: 1,
+    prices: { mystery: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 } },
+  });
+  assert.equal(result.costUsd, 0.00003);
+});
+
+test('unknown usage stays undefined, never a fake 0', async () => {
+  const result = await runAgent({
+    model: scriptedModel(['Thought: t\nAnswer: 2']),
+    question: 'q',
+    tools: [],
+  });
+  assert.deepEqual(result.usage, {
+    inputTokens: undefined,
+    outputTokens: undefined,
+    cachedInputTokens: undefined,
+  });
+  assert.equal(result.costUsd, undefined);
+});
+
+test('timeoutMs bounds the whole run and ends it with budget', async () => {
+  const slow: Tool = {
+    name: 'slow',
+    description: 'Waits until cancelled.',
+    run: (_, { signal }) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve('cancelled'))),
+  };
+  const model = scriptedModel(['Thought: t\nAction: slow[]']);
+  const result = await runAgent({ model, question: 'q', tools: [slow], timeoutMs: 100 });
+  assert.equal(result.status, 'budget');
+  assert.match(result.error ?? '', /time budget: the run took longer than 100 ms/);
+  assert.equal(result.steps.length, 1);
+});
+
+test('modelTimeoutMs fails a call that takes too long, keeping the trace', async () => {
+  const hanging: Model = {
+    id: 'hanging',
+    generate: (request) =>
+      new Promise((_, reject) =>
+        request.signal?.addEventListener('abort', () => reject(request.signal?.reason)),
+      ),
+  };
+  const result = await runAgent({ model: hanging, question: 'q', tools: [], modelTimeoutMs: 50 });
+  assert.equal(result.status, 'error');
+  assert.match(result.error ?? '', /no answer within 50 ms/);
+});
+
+test('prices match by the longest model name prefix', () => {
+  assert.equal(findPrice('openai:gpt-4o-mini-2024-07-18')?.inputUsdPerMTok, 0.15);
+  assert.equal(findPrice('openai:gpt-4o')?.inputUsdPerMTok, 2.5);
+  assert.equal(findPrice('local:/models/qwen.gguf')?.inputUsdPerMTok, 0);
+  assert.equal(findPrice('openai-compatible:http://127.0.0.1:8080/v1#my-model'), undefined);
+  assert.equal(costUsd({ inputTokens: 10 }, findPrice('openai:gpt-4o')), undefined);
+});

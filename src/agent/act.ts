@@ -14,6 +14,7 @@ import type {
   AgentOptions,
   ApprovalDecision,
   ApprovalRequest,
+  Journal,
   StepObservation,
 } from './types.js';
 
@@ -38,8 +39,9 @@ export async function* act(
       ...(options.signal && { signal: options.signal }),
     };
     yield { type: 'approval-start', step, request };
-    approval = await decide(request, options);
-    yield { type: 'approval-end', step, request, decision: approval };
+    const decision = await journalOf(options)(`step-${step}-approval`, () => decide(request, options));
+    approval = decision;
+    yield { type: 'approval-end', step, request, decision };
     if (approval.type === 'reject') {
       const why = approval.reason ? ` (${approval.reason})` : '';
       return {
@@ -54,10 +56,12 @@ export async function* act(
   const input = prepared.ok ? prepared.rawInput : turn.input;
   yield { type: 'tool-start', step, tool: turn.tool, input };
   const outcome = prepared.ok
-    ? await router.execute(prepared as PreparedCall, {
-        ...(options.signal && { signal: options.signal }),
-        ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
-      })
+    ? await journalOf(options)(`step-${step}-tool`, () =>
+        router.execute(prepared as PreparedCall, {
+          ...(options.signal && { signal: options.signal }),
+          ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
+        }),
+      )
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
@@ -77,6 +81,11 @@ export async function* act(
     ...(outcome.fullOutput !== undefined && { fullText: outcome.fullOutput }),
     ...(approval && { approval }),
   };
+}
+
+/** The caller's journal, or a pass-through. */
+export function journalOf(options: AgentOptions): Journal {
+  return options.journal ?? ((_, effect) => effect());
 }
 
 function isAllowed(tool: string, allow: AgentOptions['allowTools']): boolean {

@@ -87,11 +87,18 @@ export async function* streamAgent(callerOptions: AgentOptions): AsyncGenerator<
     const callSignal = anySignal(request.signal, callTimer?.signal);
     if (callSignal) request.signal = callSignal;
     try {
-      const call = requestTurn(model, request, { stream: options.streaming ?? true, labels, stopState });
-      let next = await call.next();
-      for (; !next.done; next = await call.next())
-        yield { type: 'model-delta', step: index, text: next.value };
-      response = next.value;
+      if (options.journal) {
+        // A journal records whole results, so the call is not streamed; a resumed run gets the recorded turn.
+        response = await options.journal(`step-${index}-model`, () =>
+          drain(requestTurn(model, request, { stream: false, labels, stopState })),
+        );
+      } else {
+        const call = requestTurn(model, request, { stream: options.streaming ?? true, labels, stopState });
+        let next = await call.next();
+        for (; !next.done; next = await call.next())
+          yield { type: 'model-delta', step: index, text: next.value };
+        response = next.value;
+      }
     } catch (error) {
       result = signal?.aborted
         ? stopped()
@@ -162,6 +169,13 @@ export async function* streamAgent(callerOptions: AgentOptions): AsyncGenerator<
   return result;
 }
 
+/** Runs a generator to its end and returns its result. */
+async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
+  let next = await generator.next();
+  while (!next.done) next = await generator.next();
+  return next.value;
+}
+
 /** Combines the caller's signal and the run's deadline. */
 function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -186,8 +200,5 @@ function modelErrorMessage(error: unknown, options: AgentOptions): string {
  * ```
  */
 export async function runAgent(options: AgentOptions): Promise<RunResult> {
-  const run = streamAgent(options);
-  let next = await run.next();
-  while (!next.done) next = await run.next();
-  return next.value;
+  return drain(streamAgent(options));
 }

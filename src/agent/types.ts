@@ -31,6 +31,13 @@ export type ApprovalDecision =
   | { type: 'reject'; reason?: string }
   | { type: 'edit'; input: string };
 
+/**
+ * The seam every side effect of a step passes through: the model call, the approval and the tool call.
+ * A durable engine (Restate's `ctx.run`) records each result under `name` so that a resumed run gets the
+ * recorded result instead of repeating the effect. Results must be JSON-serialisable.
+ */
+export type Journal = <T>(name: string, effect: () => Promise<T>) => Promise<T>;
+
 /** Decides approval requests. */
 export type ApproveFn = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -96,6 +103,12 @@ export interface AgentOptions {
    * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
    */
   approve?: ApproveFn;
+  /**
+   * Runs each side effect (model call, approval, tool call) through a journal, for durable execution.
+   * With a journal, model calls are not streamed (a journal records whole results).
+   * @default a pass-through that just calls the effect
+   */
+  journal?: Journal;
   /** Tools that run without asking, by name, or `'all'`. @default [] */
   allowTools?: readonly string[] | 'all';
   /** Ends the run with status `aborted`, cancelling the model request or tool in flight. */

@@ -70,7 +70,7 @@ export function defineTool<I extends 'text' | ToolInputSchema>(definition: ToolD
     ...(schema && { inputSchema: schema }),
     ...(jsonSchema && { inputJsonSchema: jsonSchema }),
     ...(schema && rest.maxInputChars === undefined && { maxInputChars: SCHEMA_MAX_INPUT_CHARS }),
-    ...(schema && rest.inputHint === undefined && { inputHint: 'JSON input' }),
+    ...(schema && rest.inputHint === undefined && { inputHint: jsonInputHint(jsonSchema) }),
     run: run as Tool['run'],
   };
 }
@@ -86,4 +86,25 @@ function zodJsonSchema(schema: ToolInputSchema): Record<string, unknown> | undef
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The input form shown in the prompt for a schema tool: a JSON object with each property's type, e.g.
+ * `{"to": string, "amountUsd": number}`, so the model knows what to write in the brackets.
+ */
+export function jsonInputHint(schema: Record<string, unknown> | undefined): string {
+  const properties = schema?.properties;
+  if (!properties || typeof properties !== 'object') return 'JSON input';
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const fields = Object.entries(properties as Record<string, Record<string, unknown>>).map(
+    ([name, property]) => {
+      const type = Array.isArray(property.enum)
+        ? property.enum.map((v) => JSON.stringify(v)).join(' | ')
+        : typeof property.type === 'string'
+          ? property.type
+          : 'value';
+      return `${JSON.stringify(name)}${required.has(name) ? '' : '?'}: ${type}`;
+    },
+  );
+  return `{${fields.join(', ')}}`;
 }

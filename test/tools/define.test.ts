@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { runAgent } from '../../src/agent/loop.js';
+import { renderSystemPrompt } from '../../src/react/prompt.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createToolRouter } from '../../src/tools/router.js';
@@ -31,8 +32,10 @@ test('invalid JSON and schema failures go back to the model saying what is wrong
   assert.match(invalid.observation, /^Error: invalid input for transfer: to: .+; amountUsd: .+/);
 });
 
-test('schema tools show a JSON input hint and allow longer inputs', () => {
-  assert.equal(transfer.inputHint, 'JSON input');
+test('schema tools show their JSON input form in the prompt and allow longer inputs', () => {
+  assert.equal(transfer.inputHint, '{"to": string, "amountUsd": number}');
+  const prompt = renderSystemPrompt({ tools: [transfer] });
+  assert.match(prompt, /^- transfer\[\{"to": string, "amountUsd": number\}\]: Moves money\.$/m);
   assert.equal(transfer.maxInputChars, 2000);
   assert.equal(transfer.effects, 'external');
 });

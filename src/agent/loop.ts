@@ -7,6 +7,7 @@
 import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { parseTurn } from '../react/parse.js';
+import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage, timeoutSignal } from '../util/own.js';
 import { act } from './act.js';
@@ -32,7 +33,12 @@ export const DEFAULT_MAX_STEPS = 8;
  * @throws {ToolConfigError} for an invalid tool list.
  * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
-export async function* streamAgent(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
+export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
+  if (options.telemetry) return yield* withTelemetry(runLoop(options), options.telemetry);
+  return yield* runLoop(options);
+}
+
+async function* runLoop(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
   const started = performance.now();
   const timer = callerOptions.timeoutMs === undefined ? undefined : timeoutSignal(callerOptions.timeoutMs);
   const deadline = timer?.signal;

@@ -9,6 +9,7 @@ import type { FinishReason, Model, ModelToolCall, ModelUsage } from '../models/t
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
+import type { TelemetryOptions } from '../telemetry/otel.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 
 /** A tool call waiting for a person's (or a policy's) decision. */
@@ -109,6 +110,11 @@ export interface AgentOptions {
    * @default a pass-through that just calls the effect
    */
   journal?: Journal;
+  /**
+   * OpenTelemetry: spans for the run, each model call and each tool call (GenAI semantic conventions).
+   * @default undefined (off, no cost)
+   */
+  telemetry?: TelemetryOptions;
   /** Tools that run without asking, by name, or `'all'`. @default [] */
   allowTools?: readonly string[] | 'all';
   /** Ends the run with status `aborted`, cancelling the model request or tool in flight. */

@@ -1,0 +1,208 @@
+/**
+ * OpenTelemetry spans for agent runs, following the OpenTelemetry GenAI semantic conventions
+ * (https://opentelemetry.io/docs/specs/semconv/gen-ai/): one `invoke_agent` span per run, a `chat` span
+ * per model call and an `execute_tool` span per tool call, children of the run.
+ *
+ * Spans are built from the loop's events, so the loop itself knows nothing about tracing: off by default,
+ * no cost when off, and a tracing failure is swallowed, never breaking a run.
+ *
+ * @module
+ */
+import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { AgentEvent, RunResult } from '../agent/types.js';
+
+/** Where spans go: any OpenTelemetry tracer (from your SDK setup, or {@link otlpTracer}). */
+export interface TelemetryOptions {
+  tracer: Tracer;
+  /** `gen_ai.agent.name`. @default 'taoloop' */
+  agentName?: string;
+}
+
+type Api = typeof import('@opentelemetry/api');
+
+/**
+ * Passes a run's events through unchanged while recording spans for them.
+ *
+ * @example
+ * ```ts
+ * const tracer = trace.getTracer('my-app');
+ * for await (const event of withTelemetry(streamAgent(options), { tracer })) render(event);
+ * ```
+ */
+export async function* withTelemetry(
+  run: AsyncGenerator<AgentEvent, RunResult>,
+  options: TelemetryOptions,
+): AsyncGenerator<AgentEvent, RunResult> {
+  const api = await import('@opentelemetry/api');
+  const recorder = new SpanRecorder(api, options);
+  let next = await run.next();
+  while (!next.done) {
+    recorder.safely(next.value);
+    yield next.value;
+    next = await run.next();
+  }
+  return next.value;
+}
+
+/** Turns events into spans; keeps the open spans of the current run. */
+class SpanRecorder {
+  #run: { span: Span; context: Context } | undefined;
+  readonly #model = new Map<number, Span>();
+  readonly #tool = new Map<number, Span>();
+  #modelId = '';
+
+  constructor(
+    readonly api: Api,
+    readonly options: TelemetryOptions,
+  ) {}
+
+  /** Records one event; any error from the tracer is dropped (tracing must never break a run). */
+  safely(event: AgentEvent): void {
+    try {
+      this.record(event);
+    } catch {
+      // Deliberately ignored: see the module comment.
+    }
+  }
+
+  record(event: AgentEvent): void {
+    const { tracer } = this.options;
+    switch (event.type) {
+      case 'run-start': {
+        this.#modelId = event.modelId;
+        const agent = this.options.agentName ?? 'taoloop';
+        const span = tracer.startSpan(`invoke_agent ${agent}`, {
+          kind: this.api.SpanKind.INTERNAL,
+          attributes: {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.agent.name': agent,
+            'gen_ai.request.model': modelName(event.modelId),
+            'gen_ai.provider.name': providerName(event.modelId),
+          },
+        });
+        this.#run = { span, context: this.api.trace.setSpan(this.api.context.active(), span) };
+        break;
+      }
+      case 'model-start':
+        this.#model.set(
+          event.step,
+          tracer.startSpan(
+            `chat ${modelName(this.#modelId)}`,
+            {
+              kind: this.api.SpanKind.CLIENT,
+              attributes: {
+                'gen_ai.operation.name': 'chat',
+                'gen_ai.request.model': modelName(this.#modelId),
+                'gen_ai.provider.name': providerName(this.#modelId),
+                'taoloop.step': event.step,
+              },
+            },
+            this.#run?.context,
+          ),
+        );
+        break;
+      case 'model-end': {
+        const span = this.#model.get(event.step);
+        span?.setAttributes({
+          'gen_ai.response.finish_reasons': [event.finishReason],
+          ...(event.usage.inputTokens !== undefined && {
+            'gen_ai.usage.input_tokens': event.usage.inputTokens,
+          }),
+          ...(event.usage.outputTokens !== undefined && {
+            'gen_ai.usage.output_tokens': event.usage.outputTokens,
+          }),
+          'taoloop.turn.type': event.turn.type,
+        });
+        span?.end();
+        this.#model.delete(event.step);
+        break;
+      }
+      case 'tool-start':
+        this.#tool.set(
+          event.step,
+          tracer.startSpan(
+            `execute_tool ${event.tool}`,
+            {
+              kind: this.api.SpanKind.INTERNAL,
+              attributes: {
+                'gen_ai.operation.name': 'execute_tool',
+                'gen_ai.tool.name': event.tool,
+                'gen_ai.tool.type': 'function',
+                'taoloop.step': event.step,
+              },
+            },
+            this.#run?.context,
+          ),
+        );
+        break;
+      case 'tool-end': {
+        const span = this.#tool.get(event.step);
+        if (!event.ok)
+          span?.setStatus({ code: this.api.SpanStatusCode.ERROR, message: event.observation.slice(0, 200) });
+        span?.end();
+        this.#tool.delete(event.step);
+        break;
+      }
+      case 'run-end':
+        this.endRun(event.result);
+        break;
+      case 'model-delta':
+      case 'invented-observation':
+      case 'approval-start':
+      case 'approval-end':
+      case 'step-end':
+        break;
+      default:
+        event satisfies never;
+    }
+  }
+
+  endRun(result: RunResult): void {
+    for (const span of [...this.#model.values(), ...this.#tool.values()]) span.end();
+    const span = this.#run?.span;
+    span?.setAttributes({
+      'taoloop.status': result.status,
+      'taoloop.steps': result.steps.length,
+      ...(result.usage.inputTokens !== undefined && {
+        'gen_ai.usage.input_tokens': result.usage.inputTokens,
+      }),
+      ...(result.usage.outputTokens !== undefined && {
+        'gen_ai.usage.output_tokens': result.usage.outputTokens,
+      }),
+      ...(result.costUsd !== undefined && { 'taoloop.cost_usd': result.costUsd }),
+    });
+    if (result.status === 'error')
+      span?.setStatus({ code: this.api.SpanStatusCode.ERROR, message: result.error ?? 'error' });
+    span?.end();
+  }
+}
+
+/** `openai` from `openai:gpt-4o-mini`. */
+function providerName(modelId: string): string {
+  return modelId.split(':')[0] ?? modelId;
+}
+
+/** `gpt-4o-mini` from `openai:gpt-4o-mini`, `my-model` from `openai-compatible:http://x/v1#my-model`. */
+function modelName(modelId: string): string {
+  const hash = modelId.lastIndexOf('#');
+  if (hash >= 0) return modelId.slice(hash + 1);
+  const colon = modelId.indexOf(':');
+  return colon >= 0 ? modelId.slice(colon + 1) : modelId;
+}
+
+/**
+ * A tracer that exports over OTLP/HTTP to any collector (Jaeger, Langfuse, Phoenix, ...). The SDK and
+ * exporter load only when this is called. Call `shutdown()` before the process exits to flush.
+ *
+ * @param url the collector's traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`.
+ */
+export async function otlpTracer(url: string): Promise<{ tracer: Tracer; shutdown(): Promise<void> }> {
+  const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+  ]);
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
+  });
+  return { tracer: provider.getTracer('taoloop'), shutdown: () => provider.shutdown() };
+}

@@ -28,7 +28,7 @@ export interface EnsureModelOptions {
   lookup?: (host: string) => Promise<unknown>;
   /** @default 2000 */
   lookupTimeoutMs?: number;
-  /** Limit for contacting the server and learning the file size. @default 30000 */
+  /** Limit for contacting the server and learning the file size. @default 15000 */
   connectTimeoutMs?: number;
   /** The download fails when no byte arrives for this long. @default 60000 */
   stallTimeoutMs?: number;
@@ -190,7 +190,7 @@ async function download(uri: string, dir: string, fileName: string, options: Ens
   const progress = progressBar(fileName.replace(/\.partial$/, ''), options.progress);
   let lastProgressAt = Date.now();
   const create = options.createDownloader ?? defaultCreateDownloader;
-  const connectMs = options.connectTimeoutMs ?? 30_000;
+  const connectMs = options.connectTimeoutMs ?? 15_000;
   let downloader: Downloader;
   try {
     downloader = await withTimeout(
@@ -210,11 +210,20 @@ async function download(uri: string, dir: string, fileName: string, options: Ens
     throw fail(errorMessage(error));
   }
   const watch = stallWatch(() => lastProgressAt, options.stallTimeoutMs ?? 60_000);
+  const signal = options.signal;
+  // node-llama-cpp's download may not notice the abort signal while it waits on the network: race it too.
+  const aborted = new Promise<never>((_, reject) => {
+    signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
   try {
-    const signal = options.signal;
-    await Promise.race([downloader.download(signal === undefined ? {} : { signal }), watch.stalled]);
+    await Promise.race([downloader.download(signal === undefined ? {} : { signal }), watch.stalled, aborted]);
   } catch (error) {
-    await downloader.cancel({ deleteTempFile: true }).catch(() => undefined);
+    await withTimeout(
+      downloader.cancel({ deleteTempFile: true }),
+      2000,
+      () => new Error('cancel timed out'),
+    ).catch(() => undefined);
     await rm(join(dir, fileName), { force: true });
     options.signal?.throwIfAborted();
     throw fail(errorMessage(error));

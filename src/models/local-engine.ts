@@ -142,6 +142,19 @@ function bannedControlTokens(model: LlamaModel): Token[] {
   return controls.filter((token) => !model.isEogToken(token));
 }
 
+/** Compiles each distinct GBNF text once (the loop sends the same turn format every step). */
+function grammarCache(llama: Llama): (text: string) => Promise<LlamaGrammar> {
+  const grammars = new Map<string, Promise<LlamaGrammar>>();
+  return (text) => {
+    let grammar = grammars.get(text);
+    if (!grammar) {
+      grammar = llama.createGrammar({ grammar: text });
+      grammars.set(text, grammar);
+    }
+    return grammar;
+  };
+}
+
 function finishReason(stopReason: string): FinishReason {
   switch (stopReason) {
     case 'eogToken':
@@ -159,6 +172,9 @@ function finishReason(stopReason: string): FinishReason {
  * Creates a context (its own KV cache) on `loaded` with one sequence, and returns a session that renders
  * each request with the model's chat template, keeps the longest token prefix it shares with what the
  * sequence already holds, and generates under the turn's grammar.
+ *
+ * A prompt that does not fit the context throws (a `Error` naming both sizes; the adapter wraps it in
+ * `ModelCallError`).
  *
  * Usage per call: `inputTokens` = tokens of the rendered prompt; `cachedInputTokens` = those reused from the
  * KV cache (never the last prompt token, which is always evaluated to get the first logits);
@@ -184,27 +200,32 @@ export async function createLocalSession(
   const banned = bannedControlTokens(model);
   const tokenBias: TokenBias | undefined =
     banned.length === 0 ? undefined : new TokenBiasClass(model.tokenizer).set(banned, 'never');
-  const grammars = new Map<string, Promise<LlamaGrammar>>();
-  const grammarFor = (text: string) => {
-    let grammar = grammars.get(text);
-    if (!grammar) {
-      grammar = llama.createGrammar({ grammar: text });
-      grammars.set(text, grammar);
-    }
-    return grammar;
-  };
+  const grammarFor = grammarCache(llama);
   let queue: Promise<unknown> = Promise.resolve();
   const reuse = options.reusePrefix ?? true;
 
   const runTurn = async ({ request, grammar, onText }: LocalTurn): Promise<ModelResponse> => {
     const state = chatWrapper.generateContextState({ chatHistory: toChatHistory(request.messages) });
     const tokens = state.contextText.tokenize(model.tokenizer);
+    if (tokens.length >= context.contextSize) {
+      throw new Error(
+        `the prompt has ${tokens.length} tokens, more than the context of ${context.contextSize} tokens`,
+      );
+    }
     if (!reuse) await sequence.clearHistory();
     const shared = sequence.compareContextTokens(tokens).firstDifferentIndex;
     const cachedInputTokens = Math.max(0, Math.min(shared, tokens.length - 1));
     let outputTokens = 0;
     const stops: (LlamaText | string)[] = [...state.stopGenerationTriggers, ...(request.stopSequences ?? [])];
-    const result = await completion.generateCompletionWithMeta(tokens, {
+    // LlamaCompletion prepends BOS itself when the model asks for one; the chat template already has it.
+    const bos = model.tokens.bos;
+    const input =
+      model.tokens.shouldPrependBosToken && bos !== null && tokens[0] === bos ? tokens.slice(1) : tokens;
+    const result = await completion.generateCompletionWithMeta(input, {
+      // No context shift: it would silently drop the start of the prompt (the system prompt). The loop
+      // fits the transcript to `contextWindowTokens`; a turn that reaches the end stops with 'length'.
+      disableContextShift: true,
+      contextShiftSize: 1,
       maxTokens: request.maxOutputTokens ?? DEFAULT_LOCAL_MAX_OUTPUT_TOKENS,
       temperature: request.temperature ?? 0,
       customStopTriggers: stops,

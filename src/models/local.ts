@@ -103,10 +103,17 @@ export async function resolveLocalModelPath(
  * const result = await runAgent({ model, tools: [calculator], question: 'What is 17 * 23?' });
  * await model.dispose();
  * ```
- * @throws {ModelConfigError} for a missing file, a download that cannot be made (offline), or a file
- *   llama.cpp cannot load (the message names the file).
+ * @throws {ModelConfigError} for a missing file, a download that cannot be made (offline), a file
+ *   llama.cpp cannot load (the message names the file), or invalid `grammarLimits`. Calls reject with
+ *   {@link ModelCallError} when generation fails (e.g. a prompt longer than the context), or with the
+ *   abort signal's reason.
  */
 export async function localModel(source = '', options: LocalModelOptions = {}): Promise<LocalModel> {
+  try {
+    turnGrammar({ tools: [], labels: { thought: 'T', action: 'A', answer: 'R' } }, options.grammarLimits);
+  } catch (error) {
+    throw new ModelConfigError(`Invalid grammarLimits: ${errorMessage(error)}`);
+  }
   const path = await resolveLocalModelPath(source, options.download);
   let session: LocalSession;
   try {
@@ -134,7 +141,7 @@ export async function localModel(source = '', options: LocalModelOptions = {}): 
     path,
     contextWindowTokens: session.contextSize,
     supportsToolCalls: false,
-    generate: (request) => run({ request, grammar: grammarOf(request) }),
+    generate: async (request) => run({ request, grammar: grammarOf(request) }),
     stream: (request) => streamTurn((onText) => run({ request, grammar: grammarOf(request), onText })),
     dispose: () => session.dispose(),
   };

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ensureTinyGguf, tinyGgufBytes } from '../../scripts/make-tiny-gguf.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { ModelConfigError } from '../../src/models/errors.js';
+import { ModelCallError, ModelConfigError } from '../../src/models/errors.js';
 import { type LocalModel, localModel, turnGrammar } from '../../src/models/local.js';
 import {
   type Downloader,
@@ -157,6 +157,22 @@ describe('downloading a local model (never the network: the lookup and downloade
     );
   });
 
+  it('stops a download at once when the caller aborts, with the abort reason', async () => {
+    const hanging = async (): Promise<Downloader> => ({ totalSize: 1000, download: never, cancel: never });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('user pressed Ctrl-C')), 50);
+    await assert.rejects(
+      ensureLocalModelFile('hf:a/b/c.gguf', {
+        cacheDir: dir,
+        lookup: online,
+        createDownloader: hanging,
+        progress: null,
+        signal: controller.signal,
+      }),
+      /user pressed Ctrl-C/,
+    );
+  });
+
   it('downloads once with progress, verifies, and reuses the file; a file without a receipt is fetched again', async () => {
     const bytes = tinyGgufBytes();
     let downloads = 0;
@@ -295,6 +311,51 @@ describe('local model on a tiny random-weight GGUF (node-llama-cpp, CPU)', () =>
       assert.ok(second.usage.inputTokens! > first.usage.inputTokens!);
     } finally {
       await fresh.dispose();
+    }
+  });
+
+  it('reuses the prefix exactly, also for a model that wants a BOS token (no second BOS)', async () => {
+    const bosModel = await localModel(ensureTinyGguf(join(dir, 'bos.gguf'), { addBos: true }), {
+      grammarLimits: SMALL,
+    });
+    try {
+      for (const m of [model, bosModel]) {
+        const messages = [
+          { role: 'system' as const, content: 'You answer.' },
+          { role: 'user' as const, content: `Question: ${m.path}` },
+        ];
+        const first = await m.generate({ messages, turnFormat: format });
+        const observation = { role: 'user' as const, content: 'Observation: ok' };
+        const second = await m.generate({
+          messages: [...messages, { role: 'assistant', content: first.text }, observation],
+          turnFormat: format,
+        });
+        const { inputTokens, cachedInputTokens } = second.usage;
+        assert.equal(cachedInputTokens, first.usage.inputTokens! + first.usage.outputTokens!, m.path);
+        assert.ok(inputTokens! - cachedInputTokens! <= 40, JSON.stringify(second.usage));
+      }
+    } finally {
+      await bosModel.dispose();
+    }
+  });
+
+  it('refuses a prompt longer than the context and stops a turn at the end of the context', async () => {
+    const small = await localModel(ensureTinyGguf(join(dir, 'small.gguf'), { contextLength: 512 }));
+    try {
+      assert.equal(small.contextWindowTokens, 512);
+      await assert.rejects(
+        small.generate({ messages: [{ role: 'user', content: 'x'.repeat(600) }] }),
+        (error: unknown) =>
+          error instanceof ModelCallError && /more than the context of 512 tokens/.test(error.message),
+      );
+      const full = await small.generate({
+        messages: [{ role: 'user', content: 'x'.repeat(480) }],
+        maxOutputTokens: 100,
+      });
+      assert.equal(full.finishReason, 'length');
+      assert.ok(full.usage.inputTokens! + full.usage.outputTokens! <= 512, JSON.stringify(full.usage));
+    } finally {
+      await small.dispose();
     }
   });
 

@@ -303,6 +303,16 @@ function toModelError(error: unknown, modelId: string, signal: AbortSignal | und
     last = error.lastError;
     if (isAbort(last, signal)) return last;
   }
+  if (APICallError.isInstance(last) && isSuccess(last.statusCode)) {
+    // A 2xx whose body broke off midway (connection closed): "HTTP 200" would mislead.
+    return new ModelCallError({
+      modelId,
+      providerMessage: `the response broke off midway (${causeChain(last)})`,
+      isRetryable: last.isRetryable,
+      attempts,
+      cause: error,
+    });
+  }
   if (APICallError.isInstance(last)) {
     return new ModelCallError({
       modelId,
@@ -314,6 +324,19 @@ function toModelError(error: unknown, modelId: string, signal: AbortSignal | und
     });
   }
   return new ModelCallError({ modelId, providerMessage: messageOf(last), attempts, cause: error });
+}
+
+function isSuccess(status: number | undefined): boolean {
+  return status !== undefined && status >= 200 && status < 300;
+}
+
+/** The messages of an error's causes, e.g. `terminated: other side closed`. */
+function causeChain(error: Error): string {
+  const messages: string[] = [];
+  for (let cause = error.cause; cause instanceof Error && messages.length < 4; cause = cause.cause) {
+    messages.push(cause.message);
+  }
+  return messages.length ? messages.join(': ') : error.message;
 }
 
 /** A readable message from an Error, a provider error object (`{ message }` or `{ error: { message } }`) or anything else. */

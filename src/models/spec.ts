@@ -8,8 +8,20 @@
  * @module
  */
 
+import type { AiSdkLanguageModel } from './ai-sdk.js';
 import { ModelConfigError } from './errors.js';
 import type { Model } from './types.js';
+
+/** Options for {@link resolveModelSpec}. */
+export interface ResolveModelOptions {
+  /**
+   * Retries of a failed provider call (HTTP 408, 409, 429, 5xx, connection errors), done by the AI SDK
+   * with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` response headers
+   * (when under 60 s). `0` disables retries. Ignored by `local:` and `replay:` models.
+   * @default 2 (the AI SDK's default: up to 3 attempts in all)
+   */
+  maxRetries?: number;
+}
 
 /** A parsed model spec. `modelId` is the provider's model name, passed through unchanged. */
 export type ModelSpec =
@@ -19,7 +31,9 @@ export type ModelSpec =
   | { provider: 'ollama'; modelId: string }
   | { provider: 'openai-compatible'; baseURL: string; modelId: string }
   /** `source`: a GGUF path, `hf:<user>/<repo>/<file>.gguf`, or `''` for the default model. */
-  | { provider: 'local'; source: string };
+  | { provider: 'local'; source: string }
+  /** `file`: a taoloop JSONL trace whose model turns are replayed (see `replayModel`). */
+  | { provider: 'replay'; file: string };
 
 /** The accepted spec forms, as listed in error messages. */
 export const MODEL_SPEC_FORMS: readonly string[] = [
@@ -29,6 +43,7 @@ export const MODEL_SPEC_FORMS: readonly string[] = [
   'ollama:<model>                      e.g. ollama:llama3.1:8b (OLLAMA_BASE_URL, default http://127.0.0.1:11434/v1)',
   'openai-compatible:<base-url>#<model> e.g. openai-compatible:http://127.0.0.1:8080/v1#my-model',
   'local:[<file.gguf> | hf:<user>/<repo>/<file>.gguf] e.g. local:./model.gguf (in-process llama.cpp; local: alone downloads Qwen2.5-1.5B-Instruct)',
+  'replay:<trace.jsonl>                e.g. replay:runs/run.jsonl (replays the model turns of a recorded run)',
 ];
 
 /** The API key variable each hosted provider needs. */
@@ -37,6 +52,16 @@ const API_KEY_VARIABLES = {
   anthropic: 'ANTHROPIC_API_KEY',
   google: 'GOOGLE_GENERATIVE_AI_API_KEY',
 } as const;
+
+/**
+ * The model picked for each hosted provider when only its API key is set, in the order they are tried
+ * (by {@link defaultModelSpec} and `chooseModel`).
+ */
+export const HOSTED_DEFAULT_MODELS: readonly { spec: string; keyVariable: string }[] = [
+  { spec: 'openai:gpt-4o-mini', keyVariable: API_KEY_VARIABLES.openai },
+  { spec: 'anthropic:claude-3-5-haiku-latest', keyVariable: API_KEY_VARIABLES.anthropic },
+  { spec: 'google:gemini-2.0-flash', keyVariable: API_KEY_VARIABLES.google },
+];
 
 const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
 
@@ -75,6 +100,9 @@ export function parseModelSpec(spec: string): ModelSpec {
       return parseCompatible(spec, rest);
     case 'local':
       return { provider: 'local', source: rest };
+    case 'replay':
+      if (rest === '') throw specError(spec, 'no trace file after "replay:"');
+      return { provider: 'replay', file: rest };
     default:
       throw specError(spec, `unknown provider "${provider}"`);
   }
@@ -138,24 +166,47 @@ function ollamaBaseURL(value: string | undefined): string {
  *   (`./local.js`, imported only here, which imports node-llama-cpp); `local:` alone is the default model,
  *   downloaded once into `$TAOLOOP_CACHE_DIR/models` (else `~/.cache/taoloop/models`). See `localModel`.
  *
+ * - `replay:<trace.jsonl>`: the recorded model turns of a taoloop trace, in order (`./replay.js`, see
+ *   `replayModel`); asked for more turns than were recorded, the model call fails.
+ *
  * OpenAI-compatible models are created with `includeUsage: true` so streams report usage.
  * No temperature default is set here (the loop sends 0).
  *
  * @param env Where API keys and base URLs are read from. @default process.env
- * @throws {ModelConfigError} for a bad spec or a missing API key (naming the variable to set); for
+ * @param options Settings for the AI SDK providers (see {@link ResolveModelOptions}).
+ * @throws {ModelConfigError} for a bad spec, a missing API key (naming the variable to set) or a
+ *   `maxRetries` that is not a whole number 0 or more; for
  *   `local:`, a missing GGUF file or a download that cannot be made (offline: within about 2 s).
+ * @throws {Error} for `replay:`, a trace file that cannot be read (`TraceFormatError` when it is not a trace).
  */
-export async function resolveModelSpec(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<Model> {
+export async function resolveModelSpec(
+  spec: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ResolveModelOptions = {},
+): Promise<Model> {
   const parsed = parseModelSpec(spec);
+  const { maxRetries } = options;
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
+    throw new ModelConfigError(
+      `maxRetries must be a whole number of retries (0 or more), not ${maxRetries}.`,
+    );
+  }
   if (parsed.provider === 'local') {
     const { localModel } = await import('./local.js');
     return localModel(parsed.source, { download: { env } });
+  }
+  if (parsed.provider === 'replay') {
+    const { replayModel } = await import('./replay.js');
+    return replayModel(parsed.file);
   }
   const id =
     parsed.provider === 'openai-compatible'
       ? `openai-compatible:${parsed.baseURL}#${parsed.modelId}`
       : `${parsed.provider}:${parsed.modelId}`;
-  const { fromLanguageModel } = await import('./ai-sdk.js');
+  const { fromLanguageModel: wrap } = await import('./ai-sdk.js');
+  const adapterOptions = maxRetries === undefined ? {} : { maxRetries };
+  const fromLanguageModel = (model: AiSdkLanguageModel, settings: { id: string }) =>
+    wrap(model, { ...settings, ...adapterOptions });
   switch (parsed.provider) {
     case 'openai': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.openai, id);
@@ -215,20 +266,22 @@ async function compatibleModel(name: string, baseURL: string, modelId: string, a
 /**
  * The model spec to use when none was given: `TAOLOOP_MODEL` if set, else the first hosted
  * provider whose API key is set (`openai:gpt-4o-mini`, `anthropic:claude-3-5-haiku-latest`,
- * `google:gemini-2.0-flash`, in that order), else `undefined`.
+ * `google:gemini-2.0-flash`, in that order), else `undefined`. Synchronous and without I/O: it does
+ * not look for Ollama or the embedded model; `chooseModel` (`./choose.ts`) does.
  *
  * @param env @default process.env
  */
 export function defaultModelSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const configured = nonEmpty(env.TAOLOOP_MODEL);
   if (configured !== undefined) return configured;
-  if (nonEmpty(env[API_KEY_VARIABLES.openai]) !== undefined) return 'openai:gpt-4o-mini';
-  if (nonEmpty(env[API_KEY_VARIABLES.anthropic]) !== undefined) return 'anthropic:claude-3-5-haiku-latest';
-  if (nonEmpty(env[API_KEY_VARIABLES.google]) !== undefined) return 'google:gemini-2.0-flash';
-  return undefined;
+  return HOSTED_DEFAULT_MODELS.find(({ keyVariable }) => nonEmpty(env[keyVariable]) !== undefined)?.spec;
 }
 
-/** A short multi-line help text on configuring a model, for the CLI's "no model configured" error. */
+/**
+ * A short multi-line help text on configuring a model, for the CLI's "no model configured" error and
+ * `taoloop models`. It lists every spec form and the order in which a model is chosen without
+ * `--model` (see `chooseModel` in `./choose.ts`).
+ */
 export function describeModelSetup(): string {
   return [
     'Configure a model with --model <spec> or the TAOLOOP_MODEL environment variable:',
@@ -238,6 +291,10 @@ export function describeModelSetup(): string {
     '  --model anthropic:claude-3-5-haiku-latest   with ANTHROPIC_API_KEY set',
     '  --model google:gemini-2.0-flash     with GOOGLE_GENERATIVE_AI_API_KEY set',
     '  --model ollama:llama3.1             local Ollama (OLLAMA_BASE_URL, default http://127.0.0.1:11434/v1)',
-    'Without --model, TAOLOOP_MODEL is used, else the first provider whose API key is set.',
+    '  --model local:./model.gguf          a GGUF file run in-process (llama.cpp); local: alone downloads',
+    '                                      the default small model (Qwen2.5-1.5B-Instruct) once',
+    'Without --model: TAOLOOP_MODEL, else the first provider whose API key is set (OpenAI, Anthropic,',
+    'Google), else a local Ollama answering on 127.0.0.1:11434 (its first model), else the embedded',
+    'local model. `taoloop models` shows what is configured and which one would be chosen.',
   ].join('\n');
 }

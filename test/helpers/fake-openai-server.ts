@@ -36,6 +36,17 @@ export interface FakeUsage {
 /** A scripted reply: text, or (native tool calling) optional text plus tool calls. */
 export type FakeReply = string | { text?: string; toolCalls: { name: string; arguments: string }[] };
 
+/** An HTTP error answer: status, OpenAI-style error message, response headers. */
+export interface FakeFailure {
+  status: number;
+  message?: string;
+  /**
+   * Response headers. @default `{ 'retry-after-ms': '0' }` (keeps the AI SDK's retries instant);
+   * given headers replace that default, e.g. `{ 'retry-after': '1' }`.
+   */
+  headers?: Record<string, string>;
+}
+
 /** Options for {@link startFakeOpenAI}. */
 export interface FakeOpenAIOptions {
   /**
@@ -50,7 +61,21 @@ export interface FakeOpenAIOptions {
    */
   ignoreStop?: boolean;
   /** Answer the first `count` requests with HTTP `status` and an OpenAI-style error body. */
-  failFirst?: { status: number; count: number; message?: string };
+  failFirst?: FakeFailure & { count: number };
+  /**
+   * Decides per request (0-based index over all requests, failed ones included) whether to fail it;
+   * checked after `failFirst`. E.g. `(_, i) => (i >= 1 ? { status: 500 } : undefined)`.
+   */
+  failWhen?: (request: ParsedRequestBody, requestIndex: number) => FakeFailure | undefined;
+  /** Wait this long before answering (headers included), in milliseconds. @default 0 */
+  responseDelayMs?: number;
+  /** Streams only: destroy the socket after this many SSE events, mid-stream, without `[DONE]`. */
+  cutStreamAfterEvents?: number;
+  /**
+   * Streams only: after the scripted text (stop sequences ignored), keep sending this text in chunks
+   * until the client disconnects, as a server that ignores `stop` and never finishes.
+   */
+  keepWriting?: string;
   /** Usage to report; `false` reports none. @default estimated counts, no cached tokens */
   usage?: FakeUsage | false;
   /**
@@ -72,6 +97,8 @@ export interface FakeOpenAI {
   requests: ParsedRequestBody[];
   /** Streams the client stopped reading before the end (the connection was closed early). */
   readonly abandonedStreams: number;
+  /** Requests whose connection closed before the response was complete (streamed or not). */
+  readonly disconnects: number;
   /** Stops the server and closes open connections. */
   close(): Promise<void>;
 }
@@ -82,6 +109,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   let failuresLeft = options.failFirst?.count ?? 0;
   let served = 0;
   let abandonedStreams = 0;
+  let disconnects = 0;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => sendError(res, 500, String(error)));
@@ -93,10 +121,24 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       return;
     }
     const body = JSON.parse(await readBody(req)) as ParsedRequestBody;
+    const requestIndex = requests.length;
     requests.push(body);
+    res.on('close', () => {
+      if (!res.writableFinished) disconnects += 1;
+    });
+    if (options.responseDelayMs !== undefined && options.responseDelayMs > 0) {
+      await new Promise((resolve) => setTimeout(resolve, options.responseDelayMs));
+      if (res.destroyed) return;
+    }
+    let failure: FakeFailure | undefined;
     if (options.failFirst !== undefined && failuresLeft > 0) {
       failuresLeft -= 1;
-      sendError(res, options.failFirst.status, options.failFirst.message ?? 'fake failure');
+      failure = options.failFirst;
+    } else {
+      failure = options.failWhen?.(body, requestIndex);
+    }
+    if (failure !== undefined) {
+      sendError(res, failure.status, failure.message ?? 'fake failure', failure.headers);
       return;
     }
     if (options.rejectStop === true && body.stop !== undefined) {
@@ -111,7 +153,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     served += 1;
     const reply =
       typeof scripted === 'string' ? { text: scripted, toolCalls: [] } : { text: '', ...scripted };
-    const text = options.ignoreStop === true ? reply.text : cutAtStop(reply.text, body.stop);
+    const ignoreStop = options.ignoreStop === true || options.keepWriting !== undefined;
+    const text = ignoreStop ? reply.text : cutAtStop(reply.text, body.stop);
     const toolCalls = reply.toolCalls.map((call, i) => ({
       id: `call_${served}_${i}`,
       type: 'function',
@@ -151,6 +194,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     requests,
     get abandonedStreams() {
       return abandonedStreams;
+    },
+    get disconnects() {
+      return disconnects;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -222,15 +268,49 @@ async function sendStream(
   });
   events.push(chunk([{ index: 0, delta: {}, finish_reason: reply.finishReason }]));
   if (usage !== undefined && body.stream_options?.include_usage === true) events.push(chunk([], { usage }));
+  if (options.keepWriting !== undefined) return keepWriting(res, events, chunk, options);
+  let sent = 0;
   for (const event of events) {
     if (res.destroyed) return false;
-    res.write(`data: ${JSON.stringify(event)}\n\n`);
-    if (options.chunkDelayMs !== undefined && options.chunkDelayMs > 0) {
-      await new Promise((resolve) => setTimeout(resolve, options.chunkDelayMs));
+    if (sent === options.cutStreamAfterEvents) {
+      // Let the client read what was sent (headers and events), then cut the connection.
+      await pause(50);
+      res.socket?.destroy();
+      return false;
     }
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+    sent += 1;
+    if (options.chunkDelayMs !== undefined && options.chunkDelayMs > 0) await pause(options.chunkDelayMs);
   }
   res.end('data: [DONE]\n\n');
   return true;
+}
+
+function pause(ms: number | undefined): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms ?? 0));
+}
+
+/** Sends the reply's text events, then `options.keepWriting` over and over until the client leaves. */
+async function keepWriting(
+  res: ServerResponse,
+  events: unknown[],
+  chunk: (choices: unknown[]) => unknown,
+  options: FakeOpenAIOptions,
+): Promise<boolean> {
+  const textEvents = events.slice(0, -1); // everything but the finish chunk: this reply never finishes
+  for (const event of textEvents) {
+    if (res.destroyed) return false;
+    res.write(`data: ${JSON.stringify(event)}\n\n`);
+    await pause(options.chunkDelayMs);
+  }
+  const filler = options.keepWriting ?? '';
+  for (let sent = 0; !res.destroyed && sent < 100_000; sent += 1) {
+    res.write(
+      `data: ${JSON.stringify(chunk([{ index: 0, delta: { content: filler }, finish_reason: null }]))}\n\n`,
+    );
+    await pause(options.chunkDelayMs);
+  }
+  return false;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -256,7 +336,12 @@ function sendJson(
   res.end(JSON.stringify(body));
 }
 
-/** OpenAI-style error body; `retry-after-ms: 0` keeps the AI SDK's retries instant in tests. */
-function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { error: { message, type: 'fake_error', code: null } }, { 'retry-after-ms': '0' });
+/** OpenAI-style error body; `retry-after-ms: 0` (the default headers) keeps the AI SDK's retries instant in tests. */
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = { 'retry-after-ms': '0' },
+): void {
+  sendJson(res, status, { error: { message, type: 'fake_error', code: null } }, headers);
 }

@@ -34,6 +34,7 @@ describe('parseModelSpec', () => {
       'openai-compatible:http://127.0.0.1:8080/v1#my-model',
       { provider: 'openai-compatible', baseURL: 'http://127.0.0.1:8080/v1', modelId: 'my-model' },
     ],
+    ['replay:runs/run 1.jsonl', { provider: 'replay', file: 'runs/run 1.jsonl' }],
     [
       'openai-compatible:https://example.com/v1/#org/model:q4',
       { provider: 'openai-compatible', baseURL: 'https://example.com/v1', modelId: 'org/model:q4' },
@@ -49,6 +50,7 @@ describe('parseModelSpec', () => {
     ['gpt-4o-mini', /no provider prefix/],
     ['mistral:large', /unknown provider "mistral"/],
     ['openai:', /no model after "openai:"/],
+    ['replay:', /no trace file after "replay:"/],
     ['ollama:  ', /no model after "ollama:"/],
     ['openai-compatible:http://127.0.0.1:8080/v1', /needs "#<model>"/],
     ['openai-compatible:http://127.0.0.1:8080/v1#', /model after "#" is empty/],
@@ -90,6 +92,31 @@ describe('resolveModelSpec', () => {
 
   it('rejects a bad spec before anything else', async () => {
     await assert.rejects(resolveModelSpec('nope:model', {}), ModelConfigError);
+  });
+
+  it('rejects a maxRetries that is not a whole number 0 or more', async () => {
+    for (const maxRetries of [-1, 1.5, Number.NaN]) {
+      await assert.rejects(
+        resolveModelSpec('openai:gpt-4o-mini', { OPENAI_API_KEY: 'k' }, { maxRetries }),
+        (error: unknown) =>
+          error instanceof ModelConfigError && /maxRetries must be a whole number/.test(error.message),
+      );
+    }
+  });
+
+  it('passes maxRetries to the provider calls (attempts counted at the server)', async () => {
+    const server = await startFakeOpenAI({ replies: ['x'], failFirst: { status: 503, count: 10 } });
+    try {
+      const spec = `openai-compatible:${server.baseURL}#m`;
+      const model = await resolveModelSpec(spec, {}, { maxRetries: 3 });
+      await assert.rejects(
+        model.generate({ messages: [{ role: 'user', content: 'q' }] }),
+        /after 4 attempts/,
+      );
+      assert.equal(server.requests.length, 4);
+    } finally {
+      await server.close();
+    }
   });
 
   it('builds anthropic and google models without calling them', async () => {
@@ -183,6 +210,10 @@ describe('describeModelSetup', () => {
       'GOOGLE_GENERATIVE_AI_API_KEY',
       'ollama:',
       'TAOLOOP_MODEL',
+      '127.0.0.1:11434',
+      '--model local:./model.gguf',
+      'embedded',
+      'taoloop models',
     ]) {
       assert.ok(text.includes(needle), `missing ${needle}`);
     }

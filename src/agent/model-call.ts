@@ -6,13 +6,13 @@
 
 import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
-import { findInventedObservation } from '../react/parse.js';
+import { StreamCut } from '../react/stream-cut.js';
 import { errorMessage } from '../util/own.js';
 
 /**
  * Calls the model. With `stream`, yields text deltas as they arrive and stops reading (cancelling the
- * request) as soon as the model starts writing its own observation, so a server that ignores stop
- * sequences costs no more tokens. Returns the complete response.
+ * request) as soon as the model starts writing its own observation, or a new step after its answer, so
+ * a server that ignores stop sequences costs no more tokens. Returns the complete response.
  */
 export async function* callModel(
   model: Model,
@@ -25,6 +25,7 @@ export async function* callModel(
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
   let text = '';
+  const cut = new StreamCut(options.labels);
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
   try {
@@ -45,7 +46,7 @@ export async function* callModel(
       }
       text += part.text;
       yield part.text;
-      if (startsObservation(text, options.labels)) {
+      if (cut.push(part.text) >= 0) {
         response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
         break;
       }
@@ -97,14 +98,6 @@ export function isStopSequenceRejection(error: unknown): boolean {
     /\bstop(_sequences|Sequences)?\b/i.test(message) &&
     /unsupported|not supported|invalid|unknown|not allowed|unrecognized/i.test(message)
   );
-}
-
-/** True once a complete Observation label (with its colon) has been written at the start of a line. */
-function startsObservation(text: string, labels: LabelSet): boolean {
-  const at = findInventedObservation(text, labels);
-  if (at < 0) return false;
-  const rest = text.slice(at);
-  return rest.includes(':') || rest.includes('：');
 }
 
 /** Adds usage field by field; a field stays `undefined` until some call reports it. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Model, ModelRequest } from '../models/types.js';
+import type { ModelRequest } from '../models/types.js';
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
 import type { Tool } from '../tools/types.js';

@@ -35,6 +35,8 @@ async function ask(
   output: NodeJS.WritableStream,
 ): Promise<ApprovalDecision> {
   const rl = createInterface({ input, output, terminal: true });
+  // readline in raw mode catches Ctrl-C itself; pass it on so it stops the run as it does elsewhere.
+  rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   const abort = () => rl.close();
   request.signal?.addEventListener('abort', abort, { once: true });
   try {

@@ -1,41 +1,30 @@
 /**
- * The `taoloop` command line. Commands load their dependencies lazily so `taoloop --help` stays fast.
+ * The `taoloop` command line. Commands load their dependencies lazily so `taoloop --help` stays fast:
+ * this file imports only commander and the option definitions.
  *
  * @module
  */
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import type { LabelLanguage } from '../react/labels.js';
+import { Command, CommanderError, Option } from 'commander';
+import { registerEvalCommand } from './commands/eval.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './errors.js';
-import { CLI_TOOLS } from './tools.js';
+import { addAgentOptions, addToolOptions, positiveInt, type RunCommandOptions } from './options.js';
 
-/** Collects a repeatable option into a list. */
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** Parses a positive integer option value. */
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
-  return n;
-}
-
-/** Options of `taoloop run`, as commander parses them. */
-export interface RunCommandOptions {
-  model?: string;
-  tools?: string;
-  docs?: string;
-  root?: string;
-  wikiCorpus?: string;
-  allowUnsandboxed: boolean;
-  yes: boolean;
-  allow: string[];
-  mode: 'text' | 'native' | 'auto';
-  maxSteps: number;
-  json: boolean;
-  stream: boolean;
-  lang: LabelLanguage;
+/** Reads the config file into the command's options (below flags and environment), then runs. */
+async function runWithConfig(
+  command: Command,
+  question: string,
+  name: 'run' | 'ask',
+  extra: Partial<RunCommandOptions> = {},
+): Promise<number> {
+  const [{ applyConfig }, { runCommand }] = await Promise.all([
+    import('./config.js'),
+    import('./commands/run.js'),
+  ]);
+  const config = applyConfig(command, process.cwd());
+  const options = { ...command.opts<RunCommandOptions>(), ...extra };
+  return runCommand(question, options, { command: name, config });
 }
 
 function buildProgram(setExit: (code: number) => void): Command {
@@ -43,60 +32,82 @@ function buildProgram(setExit: (code: number) => void): Command {
     .description('ReAct agents: the model thinks and acts, taoloop runs the tools and reports what happened.')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  program
+  const run = program
     .command('run')
     .description('Answer a question with a ReAct agent, printing each Thought, Action and Observation.')
-    .argument('<question>', 'the question or task')
-    .option(
-      '-m, --model <spec>',
-      'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model> (default: $TAOLOOP_MODEL, then the first provider whose API key is set)',
+    .argument('<question>', 'the question or task');
+  addToolOptions(addAgentOptions(run)).action(async (question: string, _options, command: Command) => {
+    setExit(await runWithConfig(command, question, 'run'));
+  });
+
+  const ask = program
+    .command('ask')
+    .description(
+      'Solve a problem together: the model reasons and asks you to do or check one thing at a time; you type what you observed (run --tools human).',
     )
-    .option(
-      '-t, --tools <list>',
-      `comma-separated tools: ${Object.keys(CLI_TOOLS).join(', ')} (default: calculator, plus search when --docs is given)`,
-    )
-    .option('-d, --docs <dir>', 'folder of .md/.txt/.json/.jsonl documents for the search tool')
-    .option('--root <dir>', 'folder that read_file and run_tests work in (they refuse anything outside it)')
-    .option(
-      '--wiki-corpus <file>',
-      'JSONL of {title, text} pages for the wikipedia tool, instead of the live API',
-    )
-    .option('--allow-unsandboxed', 'let run_tests run without bubblewrap (not recommended)', false)
-    .option('-y, --yes', 'approve every tool call with side effects without asking', false)
-    .option('--allow <tool>', 'approve this tool without asking (repeatable)', collect, [])
-    .addOption(
-      new Option(
-        '--mode <mode>',
-        'text: the ReAct text protocol; native: provider tool calling; auto: native where supported',
-      )
-        .choices(['text', 'native', 'auto'])
-        .default('text'),
-    )
-    .addOption(
-      new Option('--max-steps <n>', 'steps before the run stops without an answer')
-        .default(8)
-        .argParser(positiveInt),
-    )
-    .addOption(
-      new Option(
-        '--lang <code>',
-        'protocol labels: en (Thought/Action/Observation/Answer), pt, fr or id; English labels are always accepted',
-      )
-        .choices(['en', 'pt', 'fr', 'id'])
-        .default('en'),
-    )
-    .option('--json', 'print one JSON result on stdout and nothing else', false)
-    .option('--no-stream', 'wait for each complete model turn instead of streaming it')
-    .action(async (question: string, options: RunCommandOptions) => {
-      const { runCommand } = await import('./run.js');
-      setExit(await runCommand(question, options));
+    .argument('<question>', 'the problem, e.g. "Why is my laptop fan loud when it is idle?"');
+  addAgentOptions(ask).action(async (question: string, _options, command: Command) => {
+    const onlyHuman: Partial<RunCommandOptions> = {
+      tools: 'human',
+      allowUnsandboxed: false,
+      yes: false,
+      allow: [],
+      mode: 'text',
+    };
+    setExit(await runWithConfig(command, question, 'ask', onlyHuman));
+  });
+
+  program
+    .command('trace')
+    .description('Print a recorded run as its transcript (Thought / Action / Observation / Answer).')
+    .argument('<file>', 'a trace file, or a run id from `taoloop runs` (last: the newest run)')
+    .action(async (file: string) => {
+      const { traceCommand } = await import('./commands/trace.js');
+      setExit(traceCommand(file));
     });
+
+  program
+    .command('replay')
+    .description(
+      'Run the recorded model turns of a trace again against the real tools and report where the observations differ (exit 0 when identical, 1 when any differs).',
+    )
+    .argument('<file>', 'a trace file, or a run id from `taoloop runs` (last: the newest run)')
+    .option('-d, --docs <dir>', "the search tool's documents, if they moved (default: the recorded folder)")
+    .option(
+      '--root <dir>',
+      'the folder for read_file and run_tests, if it moved (default: the recorded folder)',
+    )
+    .option('--wiki-corpus <file>', 'the wikipedia corpus, if it moved (default: the recorded one)')
+    .option('--json', 'print one JSON report on stdout and nothing else', false)
+    .action(async (file: string, options) => {
+      const { replayCommand } = await import('./commands/replay.js');
+      setExit(await replayCommand(file, options));
+    });
+
+  program
+    .command('runs')
+    .description('List recent runs, newest first: time, question, model, status, steps, tokens, cost, id.')
+    .addHelpText(
+      'after',
+      '\nRuns are kept in .taoloop/runs/ when that folder exists in the current folder, else in\n$TAOLOOP_CACHE_DIR/runs, $XDG_CACHE_HOME/taoloop/runs or ~/.cache/taoloop/runs.',
+    )
+    .addOption(new Option('-n, --limit <n>', 'how many runs to list').default(20).argParser(positiveInt))
+    .option('--json', 'print the list as JSON', false)
+    .action(async (options: { limit: number; json: boolean }) => {
+      const { runsCommand } = await import('./commands/runs.js');
+      setExit(runsCommand(options));
+    });
+  // Commands of other parts of taoloop (the playground, evaluations, the durable worker) register themselves.
+  registerServeCommand(program, setExit);
+  registerEvalCommand(program, setExit);
+  registerWorkerCommand(program, setExit);
   return program;
 }
 
 /**
- * Runs the CLI on `argv` (as in `process.argv`) and returns the exit code: 0 answered, 1 the run ended
- * without an answer, 2 bad usage or no model configured.
+ * Runs the CLI on `argv` (as in `process.argv`) and returns the exit code: 0 answered (or done), 1 the
+ * run ended without an answer or failed, 2 bad usage or no model configured. Never throws: an unexpected
+ * error is reported in one line (the stack with `TAOLOOP_DEBUG=1`).
  */
 export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.answered;
@@ -108,13 +119,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version exit 0; commander has already printed the message.
+      // --help exits 0; commander has already printed the message.
       return error.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (error instanceof UsageError) {
       process.stderr.write(`taoloop: ${error.message}\n`);
       return EXIT.usage;
     }
-    throw error;
+    const debug = Boolean(process.env.TAOLOOP_DEBUG);
+    const detail =
+      error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error);
+    process.stderr.write(
+      `taoloop: the run failed: ${detail}\n${debug ? '' : '(set TAOLOOP_DEBUG=1 to see the stack trace)\n'}`,
+    );
+    return EXIT.noAnswer;
   }
 }

@@ -7,6 +7,7 @@ import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
+import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
 
 /** Where and how to render. */
 export interface RenderOptions {
@@ -15,15 +16,23 @@ export interface RenderOptions {
   out: NodeJS.WritableStream;
   /** Labels to print the trace with. @default ENGLISH_LABELS */
   labels?: LabelSet;
+  /** Words of the footer and notes. @default English */
+  messages?: CliMessages;
+  /** Print `Question: ...` at `run-start` (for `taoloop trace`; `run` does not repeat what was typed). */
+  showQuestion?: boolean;
+  /** Added to the `--json` result, e.g. `{ trace: file }`. */
+  jsonExtra?: Record<string, unknown>;
 }
 
 /** Returns a function that renders one event. */
 export function createRenderer(options: RenderOptions): (event: AgentEvent) => void {
   const write = (line: string) => options.out.write(`${line}\n`);
   const l = primaryLabels(options.labels ?? ENGLISH_LABELS);
+  const messages = options.messages ?? CLI_MESSAGES.en;
   return (event) => {
     if (options.json) {
-      if (event.type === 'run-end') write(JSON.stringify(toJson(event.result), null, 2));
+      if (event.type === 'run-end')
+        write(JSON.stringify({ ...toJson(event.result), ...options.jsonExtra }, null, 2));
       return;
     }
     switch (event.type) {
@@ -33,14 +42,14 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'step-end': {
         // The observation as the model sees it: tool output, a rejection, a format error, a repeat note.
         const observation = event.step.observation;
-        if (observation)
-          write(
-            `${pc.cyan(`${l.observation}:`)} ${observation.ok ? observation.text : pc.red(observation.text)}`,
-          );
+        if (observation) write(observationLines(observation.text, observation.ok, l.observation));
         break;
       }
       case 'run-end':
-        for (const line of footerLines(event.result)) write(line);
+        for (const line of footerLines(event.result, messages)) write(line);
+        break;
+      case 'run-start':
+        if (options.showQuestion) write(pc.bold(`${l.question}: ${event.question}`));
         break;
       case 'approval-end':
         if (event.decision.type === 'reject')
@@ -48,7 +57,6 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         if (event.decision.type === 'edit')
           write(pc.yellow(`(approved with edited input: ${event.decision.input})`));
         break;
-      case 'run-start':
       case 'tool-end':
       case 'approval-start':
       case 'invented-observation':
@@ -82,23 +90,35 @@ function turnLines(turn: Turn, text: string, l: ReturnType<typeof primaryLabels>
   return lines;
 }
 
-function footerLines(result: RunResult): string[] {
-  const tokens = [result.usage.inputTokens, result.usage.outputTokens].every((n) => n === undefined)
-    ? 'tokens unknown'
-    : `${result.usage.inputTokens ?? '?'} in / ${result.usage.outputTokens ?? '?'} out tokens`;
+/**
+ * The observation, indented under the action it answers; continuation lines line up under the first.
+ * Failed tool calls and format errors are red.
+ */
+export function observationLines(text: string, ok: boolean, label: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  const body = [first, ...rest.map((line) => `    ${line}`)].join('\n');
+  return `  ${pc.cyan(`${label}:`)} ${ok ? body : pc.red(body)}`;
+}
+
+/** Formats a cost in USD with enough digits to see small amounts: `$0.0012`, `$1.35`. */
+export function formatUsd(costUsd: number): string {
+  return `$${costUsd.toFixed(costUsd < 1 ? 4 : 2)}`;
+}
+
+/** The footer: why there is no answer (if so), then status, steps, tokens, cost and time. */
+export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSAGES.en): string[] {
+  const { inputTokens, outputTokens } = result.usage;
+  const tokens =
+    inputTokens === undefined && outputTokens === undefined
+      ? messages.tokensUnknown
+      : `${inputTokens ?? '?'} in / ${outputTokens ?? '?'} out ${messages.tokens}`;
+  const cost = result.costUsd === undefined ? messages.costUnknown : formatUsd(result.costUsd);
+  const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;
   const summary = pc.dim(
-    `— ${result.status} · ${result.steps.length} model turns · ${tokens} · ${(result.durationMs / 1000).toFixed(1)} s`,
+    `— ${result.status} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
-  const why: Record<Exclude<RunResult['status'], 'answered'>, string> = {
-    max_steps: 'No answer: the step limit was reached (raise it with --max-steps).',
-    format_errors: 'No answer: the model kept writing turns that do not follow the Thought/Action format.',
-    repeated_action: 'No answer: the model kept repeating the same action with the same result.',
-    budget: `No answer: the run hit its budget (${result.error ?? 'tokens, cost or time'}).`,
-    aborted: 'No answer: the run was aborted.',
-    error: `No answer: ${result.error ?? 'the run failed.'}`,
-  };
-  return [pc.red(why[result.status]), summary];
+  return [pc.red(noAnswerMessage(messages, result.status, result.error)), summary];
 }
 
 /** The `--json` shape: the result without the bulky raw texts duplicated. */
@@ -109,6 +129,7 @@ function toJson(result: RunResult) {
     question: result.question,
     model: result.modelId,
     usage: result.usage,
+    costUsd: result.costUsd ?? null,
     durationMs: result.durationMs,
     error: result.error ?? null,
     steps: result.steps.map((s) => ({

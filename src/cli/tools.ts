@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { LabelLanguage } from '../react/labels.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
 import { UsageError } from './errors.js';
@@ -14,6 +15,29 @@ export interface CliToolOptions {
   root?: string | undefined;
   wikiCorpus?: string | undefined;
   allowUnsandboxed?: boolean | undefined;
+  /** Language of the human tool's prompts. @default 'en' */
+  lang?: LabelLanguage | undefined;
+}
+
+/**
+ * The tool names a run gets: `--tools` when given, else calculator plus search when `--docs` is given.
+ *
+ * @throws {UsageError} for an unknown tool name.
+ */
+export function cliToolNames(options: CliToolOptions): string[] {
+  const names = options.tools
+    ? options.tools
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : ['calculator', ...(options.docs ? ['search'] : [])];
+  const unknown = names.filter((n) => !Object.hasOwn(CLI_TOOLS, n));
+  if (unknown.length) {
+    throw new UsageError(
+      `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')} in --tools. Available: ${Object.keys(CLI_TOOLS).join(', ')}.`,
+    );
+  }
+  return [...new Set(names)];
 }
 
 /** Built-in tool names, with what each needs. */
@@ -32,20 +56,8 @@ export const CLI_TOOLS: Readonly<Record<string, string>> = {
  * @throws {UsageError} for an unknown tool name or a tool missing what it needs.
  */
 export async function buildCliTools(options: CliToolOptions): Promise<Tool[]> {
-  const names = options.tools
-    ? options.tools
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : ['calculator', ...(options.docs ? ['search'] : [])];
-  const unknown = names.filter((n) => !Object.hasOwn(CLI_TOOLS, n));
-  if (unknown.length) {
-    throw new UsageError(
-      `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')} in --tools. Available: ${Object.keys(CLI_TOOLS).join(', ')}.`,
-    );
-  }
   const tools: Tool[] = [];
-  for (const name of new Set(names)) {
+  for (const name of cliToolNames(options)) {
     try {
       tools.push(...(await buildTool(name, options)));
     } catch (error) {
@@ -81,8 +93,13 @@ async function buildTool(name: string, options: CliToolOptions): Promise<Tool[]>
         createRunTestsTool({ root: options.root, allowUnsandboxed: options.allowUnsandboxed ?? false }),
       ];
     }
-    case 'human':
-      return [(await import('../tools/human.js')).createHumanTool()];
+    case 'human': {
+      const [{ cliHumanTool }, { CLI_MESSAGES }] = await Promise.all([
+        import('./human-tool.js'),
+        import('./i18n.js'),
+      ]);
+      return [cliHumanTool(CLI_MESSAGES[options.lang ?? 'en'])];
+    }
     default:
       throw new UsageError(`unknown tool "${name}".`);
   }

@@ -28,8 +28,19 @@ export interface TraceHeader {
   meta?: Record<string, unknown>;
 }
 
-/** Every later line: an agent event with the time since the start, in milliseconds. */
-export type TraceLine = AgentEvent & { atMs: number };
+/**
+ * The last line of a run that crashed or was stopped at once (a second Ctrl-C): what went wrong. A run
+ * that ends normally has a `run-end` event instead.
+ */
+export interface TraceErrorLine {
+  type: 'run-error';
+  /** The error's message, as shown to the user. */
+  error: string;
+  atMs: number;
+}
+
+/** Every later line: an agent event with the time since the start in milliseconds, or a `run-error`. */
+export type TraceLine = (AgentEvent & { atMs: number }) | TraceErrorLine;
 
 /** A trace read back. */
 export interface Trace {
@@ -39,6 +50,8 @@ export interface Trace {
   steps: Step[];
   /** The result, when the run ended (absent for a run that crashed or was killed). */
   result?: RunResult;
+  /** The message of the `run-error` line, for a run that crashed or was stopped at once. */
+  error?: string;
 }
 
 /** Thrown by {@link readTrace} for a file that is not a taoloop trace. */
@@ -51,6 +64,8 @@ export interface TraceWriter {
   readonly file: string;
   /** Writes one event (model deltas are skipped: the complete text is in `model-end`). */
   write(event: AgentEvent): void;
+  /** Writes a final `run-error` line, so a crashed run's trace says why it stops there. */
+  writeError(message: string): void;
 }
 
 /**
@@ -79,6 +94,10 @@ export function createTraceWriter(
     write(event) {
       if (event.type === 'model-delta') return;
       appendFileSync(file, `${JSON.stringify({ ...event, atMs: Date.now() - started })}\n`);
+    },
+    writeError(message) {
+      const line: TraceErrorLine = { type: 'run-error', error: message, atMs: Date.now() - started };
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
     },
   };
 }
@@ -115,5 +134,12 @@ export function readTrace(file: string): Trace {
   const events = parsed.slice(1) as TraceLine[];
   const steps = events.flatMap((e) => (e.type === 'step-end' ? [e.step] : []));
   const end = events.find((e) => e.type === 'run-end');
-  return { header, events, steps, ...(end?.type === 'run-end' && { result: end.result }) };
+  const crash = events.find((e) => e.type === 'run-error');
+  return {
+    header,
+    events,
+    steps,
+    ...(end?.type === 'run-end' && { result: end.result }),
+    ...(crash?.type === 'run-error' && { error: crash.error }),
+  };
 }

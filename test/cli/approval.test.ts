@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { spawnPty } from '../helpers/pty.js';
+import { cliEnv } from './support.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
 let project: string;
@@ -46,7 +47,7 @@ const args = (model: string) => [
 
 test('without a terminal, a tool with side effects is rejected and the model is told', async () => {
   await withServer(async (model) => {
-    const { code, stdout } = await runCli(args(model));
+    const { code, stdout } = await runCli(args(model), { env: cliEnv().env });
     assert.equal(code, 0);
     assert.match(
       stdout,
@@ -58,19 +59,19 @@ test('without a terminal, a tool with side effects is rejected and the model is 
 
 test('--allow TOOL runs it without asking', async () => {
   await withServer(async (model) => {
-    const { code, stdout } = await runCli([...args(model), '--allow', 'run_tests']);
+    const { code, stdout } = await runCli([...args(model), '--allow', 'run_tests'], { env: cliEnv().env });
     assert.equal(code, 0);
-    assert.match(stdout, /Observation: \[tool output\]\nexit code 0/);
+    assert.match(stdout, /Observation: \[tool output\]\n\s*exit code 0/);
   });
 });
 
 for (const [answer, expected] of [
-  ['y', /Observation: \[tool output\]\nexit code 0/],
+  ['y', /Observation: \[tool output\]\n\s*exit code 0/],
   ['n', /Observation: The user rejected this action\. It did not run\./],
 ] as const) {
   test(`at a terminal the person is asked, and "${answer}" is obeyed`, async () => {
     await withServer(async (model) => {
-      const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cleanEnv() });
+      const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cliEnv().env });
       await pty.waitFor(/Allow it\? \[y\]es \/ \[n\]o \/ \[e\]dit: /);
       assert.match(pty.output(), /The model wants to run run_tests\[math\.test\.js\] \(effects: write\)/);
       pty.type(`${answer}\r`);
@@ -82,7 +83,7 @@ for (const [answer, expected] of [
 
 test('at a terminal, "e" lets the person edit the input, which is validated like the model\'s', async () => {
   await withServer(async (model) => {
-    const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cleanEnv() });
+    const pty = spawnPty(process.execPath, [BIN, ...args(model)], { cwd: ROOT, env: cliEnv().env });
     await pty.waitFor(/Allow it\?/);
     pty.type('e\r');
     await pty.waitFor(/New input for run_tests: /);

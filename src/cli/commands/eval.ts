@@ -1,0 +1,209 @@
+/**
+ * `taoloop eval`: the ReAct paper's strategies on HotpotQA, FEVER or a question/answer JSONL file, with a
+ * progress bar, resumable per-item results and a report (table, Markdown, SVG chart); or, with
+ * `--replay-trajectories FILE`, the replay of recorded runs under the paper's environment and under taoloop.
+ * The harness (src/eval) and the model providers are imported only when the command runs.
+ *
+ * @module
+ */
+import { join } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { EvalRun } from '../../eval/index.js';
+import type { Model } from '../../models/types.js';
+import type { Tool } from '../../tools/types.js';
+import { EXIT, UsageError } from '../errors.js';
+
+/** Options of `taoloop eval`, as commander parses them. */
+export interface EvalCommandOptions {
+  dataset?: string;
+  strategy: string;
+  model?: string;
+  limit?: number;
+  concurrency: number;
+  out: string;
+  samples: number;
+  maxSteps: number;
+  prompts?: string;
+  dataDir?: string;
+  wikiCorpus?: string;
+  replayTrajectories?: string;
+}
+
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
+  return n;
+}
+
+/** Adds `taoloop eval` to `program`; `setExit` receives the exit code (0 done, 1 interrupted, 2 usage). */
+export function registerEvalCommand(program: Command, setExit: (code: number) => void): void {
+  program
+    .command('eval')
+    .description(
+      'Compare strategies (standard, cot, cot-sc, act, react, react-cot-sc, cot-sc-react) on a dataset, as in the ReAct paper.',
+    )
+    .option('--dataset <name|file>', 'hotpotqa, fever, or a JSONL file of {"question", "answer"} lines')
+    .option('--strategy <list>', 'comma-separated strategies', 'react')
+    .option('-m, --model <spec>', 'model spec, as for taoloop run (default: $TAOLOOP_MODEL)')
+    .addOption(new Option('--limit <n>', 'only the first n items').argParser(wholeNumber))
+    .addOption(
+      new Option('--concurrency <n>', 'items run at the same time').default(4).argParser(wholeNumber),
+    )
+    .option('--out <dir>', 'folder for results.jsonl, report.md and chart.svg', 'taoloop-eval')
+    .addOption(new Option('--samples <n>', 'CoT-SC samples (n)').default(21).argParser(wholeNumber))
+    .addOption(new Option('--max-steps <n>', 'ReAct / Act step limit').default(7).argParser(wholeNumber))
+    .option(
+      '--prompts <file>',
+      'JSON of few-shot prompts ({"react", "act", "cot", "standard"} or the paper keys)',
+    )
+    .option(
+      '--data-dir <dir>',
+      'the ReAct data folder (default: $TAOLOOP_REACT_DATA, then ../shared/react-data)',
+    )
+    .option(
+      '--wiki-corpus <file>',
+      'JSONL of {title, text} pages for the Wikipedia tools instead of the live API',
+    )
+    .option(
+      '--replay-trajectories <file>',
+      'replay recorded ReAct runs (paper environment vs taoloop) and exit',
+    )
+    .action(async (options: EvalCommandOptions) => {
+      setExit(
+        options.replayTrajectories !== undefined
+          ? await replayTrajectoriesCommand(options.replayTrajectories, options.out)
+          : await evalCommand(options),
+      );
+    });
+}
+
+/** Checks the options and loads the dataset and the prompts the strategies need. */
+async function prepare(options: EvalCommandOptions) {
+  const ev = await import('../../eval/index.js');
+  const datasetSpec = options.dataset;
+  if (datasetSpec === undefined)
+    throw new UsageError(
+      '--dataset is required: hotpotqa, fever, or a JSONL file of {"question", "answer"}.',
+    );
+  const { strategies, unknown } = ev.parseStrategies(options.strategy);
+  if (unknown.length > 0 || strategies.length === 0) {
+    throw new UsageError(
+      `unknown strategy ${unknown.map((u) => `"${u}"`).join(', ') || '(none given)'}; choose from ${ev.STRATEGIES.join(', ')}.`,
+    );
+  }
+  return configError(() => {
+    const dataDir = () => ev.resolveDataDir(options.dataDir);
+    const dataset = ev.loadDataset(datasetSpec, dataDir);
+    const needed = [...new Set(strategies.flatMap(ev.promptsNeeded))];
+    const prompts = ev.loadPrompts(dataset.kind, needed, {
+      dataDir,
+      ...(options.prompts !== undefined && { promptsFile: options.prompts }),
+    });
+    return { strategies, dataset, prompts };
+  });
+}
+
+/** Runs `taoloop eval` and returns the exit code: 0 finished, 1 stopped before the end (Ctrl-C, errors). */
+export async function evalCommand(options: EvalCommandOptions): Promise<number> {
+  const ev = await import('../../eval/index.js');
+  const { strategies, ...setup } = await prepare(options);
+  const model = await buildModel(options.model);
+  const createTools = await wikipediaTools(options.wikiCorpus);
+  const resultsFile = join(options.out, 'results.jsonl');
+  const progressBar = ev.createProgressBar(setup.dataset.kind === 'qa' ? 'EM' : 'accuracy');
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new Error('interrupted'));
+  process.once('SIGINT', onSigint);
+  let run: EvalRun;
+  try {
+    run = await configError(() =>
+      ev.runEval({
+        model,
+        ...setup,
+        strategies,
+        createTools,
+        resultsFile,
+        concurrency: options.concurrency,
+        samples: options.samples,
+        maxSteps: options.maxSteps,
+        signal: controller.signal,
+        onProgress: (progress) => progressBar.update(progress),
+        ...(options.limit !== undefined && { limit: options.limit }),
+      }),
+    );
+  } finally {
+    progressBar.stop();
+    process.off('SIGINT', onSigint);
+  }
+  const report = ev.writeReport({
+    run,
+    dataset: setup.dataset,
+    strategies,
+    modelId: model.id,
+    outDir: options.out,
+    resultsFile,
+  });
+  process.stdout.write(
+    `${report.table}\n\nResults: ${resultsFile}\nReport: ${report.markdownFile}, ${report.chartFile}\n`,
+  );
+  if (run.stoppedBy !== undefined) process.stderr.write(`taoloop: stopped: ${run.stoppedBy}\n`);
+  if (run.interrupted) {
+    process.stderr.write(
+      `taoloop: not finished; ${run.results.length} results are kept in ${resultsFile}. Run the same command again to finish.\n`,
+    );
+    return EXIT.noAnswer;
+  }
+  return EXIT.answered;
+}
+
+/** Replays a trajectories file both ways, prints both scores and the runs that changed, writes replay.md. */
+export async function replayTrajectoriesCommand(file: string, outDir: string): Promise<number> {
+  const ev = await import('../../eval/index.js');
+  const { existsSync, mkdirSync, writeFileSync } = await import('node:fs');
+  if (!existsSync(file)) throw new UsageError(`trajectories file ${file} not found.`);
+  const paper = await ev.replayRecordedRuns(file, { parser: 'paper' });
+  const taoloop = await ev.replayRecordedRuns(file, { parser: 'taoloop' });
+  const markdown = ev.renderReplayMarkdown(file, paper, taoloop);
+  mkdirSync(outDir, { recursive: true });
+  const reportFile = join(outDir, 'replay.md');
+  writeFileSync(reportFile, markdown);
+  process.stdout.write(`${markdown}\nReport: ${reportFile}\n`);
+  return EXIT.answered;
+}
+
+/** Runs `f`, turning the harness's configuration errors into usage errors (exit 2, no stack trace). */
+async function configError<T>(f: () => T | Promise<T>): Promise<T> {
+  const { EvalConfigError } = await import('../../eval/index.js');
+  try {
+    return await f();
+  } catch (error) {
+    if (error instanceof EvalConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+async function buildModel(spec: string | undefined): Promise<Model> {
+  const { defaultModelSpec, describeModelSetup, resolveModelSpec } = await import('../../models/spec.js');
+  const { ModelConfigError } = await import('../../models/errors.js');
+  const chosen = spec ?? defaultModelSpec(process.env);
+  if (!chosen) throw new UsageError(`no model is configured.\n${describeModelSetup()}`);
+  try {
+    return await resolveModelSpec(chosen, process.env);
+  } catch (error) {
+    if (error instanceof ModelConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** A factory of fresh Wikipedia tools (one pair per episode) over a local corpus or the live API. */
+async function wikipediaTools(corpus: string | undefined): Promise<() => Tool[]> {
+  const { createWikipediaTools, wikipediaApi, wikipediaCorpus } = await import('../../tools/wikipedia.js');
+  if (corpus !== undefined) {
+    const { existsSync } = await import('node:fs');
+    if (!existsSync(corpus)) throw new UsageError(`--wiki-corpus ${corpus} not found.`);
+  }
+  // One backend for all episodes: a corpus is read once, API responses share one cache.
+  const backend = corpus !== undefined ? wikipediaCorpus(corpus) : wikipediaApi();
+  return () => createWikipediaTools({ backend });
+}

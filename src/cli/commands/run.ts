@@ -1,0 +1,158 @@
+/**
+ * `taoloop run` and `taoloop ask`: prepare the run, then stream its events to the terminal and to a trace
+ * file written as they happen. Ctrl-C stops the run (status `aborted`, trace complete); a second Ctrl-C
+ * quits at once after noting it in the trace; a crash leaves a trace ending with a `run-error` line.
+ *
+ * @module
+ */
+import pc from 'picocolors';
+import { streamAgent } from '../../agent/loop.js';
+import { AgentConfigError } from '../../agent/request.js';
+import type { AgentEvent, RunResult } from '../../agent/types.js';
+import { ToolConfigError } from '../../tools/router.js';
+import { newRunFile, runsFolder } from '../../trace/runs.js';
+import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';
+import { errorMessage } from '../../util/own.js';
+import { terminalApprover } from '../approve.js';
+import { EXIT, UsageError } from '../errors.js';
+import type { RunCommandOptions } from '../options.js';
+import { createRenderer } from '../render.js';
+import { type PreparedRun, prepareRun } from '../setup.js';
+import { createSpinner, type Spinner, spinnerEnabled } from '../spinner.js';
+
+/** Where a run's trace goes: `--trace FILE`, else a new file in the runs folder. */
+export interface TraceTarget {
+  file: string;
+  /** True for `--trace FILE`: failing to write it is the caller's mistake, not something to warn about. */
+  explicit: boolean;
+}
+
+/** Runs one question (`run`, or `ask` with the human tool) and returns the exit code. */
+export async function runCommand(
+  question: string,
+  options: RunCommandOptions,
+  context: { command: 'run' | 'ask'; config?: string | undefined },
+): Promise<number> {
+  const cwd = process.cwd();
+  const prepared = await prepareRun(question, options, { ...context, cwd, env: process.env });
+  const target: TraceTarget = options.trace
+    ? { file: options.trace, explicit: true }
+    : { file: newRunFile(runsFolder(cwd, process.env)), explicit: false };
+  const controller = new AbortController();
+  let trace: TraceWriter | undefined;
+  const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => trace);
+  const spinner = createSpinner(
+    process.stderr,
+    !options.json && !prepared.humanModel && spinnerEnabled(process.stderr),
+  );
+  const render = createRenderer({
+    json: options.json,
+    out: process.stdout,
+    labels: prepared.agent.labels!,
+    messages: prepared.messages,
+    jsonExtra: { trace: target.file },
+  });
+  let result: RunResult | undefined;
+  try {
+    const events = streamAgent({ ...prepared.agent, approve: terminalApprover(), signal: controller.signal });
+    result = await consumeRun(events, {
+      openTrace: () => {
+        trace = openTrace(target, prepared);
+        return trace;
+      },
+      render,
+      spinner,
+      thinking: prepared.messages.thinking,
+    });
+  } catch (error) {
+    if (error instanceof AgentConfigError || error instanceof ToolConfigError)
+      throw new UsageError(error.message);
+    if (trace) process.stderr.write(`${prepared.messages.trace} ${trace.file}\n`);
+    throw error;
+  } finally {
+    spinner.stop();
+    stopInterrupts();
+  }
+  if (trace && !options.json) process.stderr.write(pc.dim(`${prepared.messages.trace} ${trace.file}\n`));
+  return result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+}
+
+/** What {@link consumeRun} sends each event to. */
+export interface RunSinks {
+  /** Called at `run-start`, so a run that fails its own option checks writes no trace. */
+  openTrace(): TraceWriter | undefined;
+  render(event: AgentEvent): void;
+  spinner: Spinner;
+  /** Spinner text. */
+  thinking: string;
+}
+
+/**
+ * Drains the loop's events into the trace (first, so the file is complete even if rendering fails), the
+ * spinner and the renderer. Any error thrown while draining is written to the trace as a `run-error` line
+ * and rethrown.
+ */
+export async function consumeRun(
+  events: AsyncIterable<AgentEvent>,
+  sinks: RunSinks,
+): Promise<RunResult | undefined> {
+  let trace: TraceWriter | undefined;
+  let result: RunResult | undefined;
+  try {
+    for await (const event of events) {
+      if (event.type === 'run-start') trace = sinks.openTrace();
+      trace?.write(event);
+      if (event.type === 'model-start') sinks.spinner.start(`${sinks.thinking} (${event.step})`);
+      if (event.type === 'model-end' || event.type === 'run-end') sinks.spinner.stop();
+      sinks.render(event);
+      if (event.type === 'run-end') result = event.result;
+    }
+  } catch (error) {
+    sinks.spinner.stop();
+    if (!(error instanceof UsageError)) trace?.writeError(errorMessage(error));
+    throw error;
+  }
+  return result;
+}
+
+/** Creates the trace file; a default location that cannot be written is a warning, `--trace FILE` an error. */
+function openTrace(target: TraceTarget, prepared: PreparedRun): TraceWriter | undefined {
+  try {
+    return createTraceWriter(target.file, {
+      question: prepared.agent.question,
+      modelId: prepared.agent.model.id,
+      meta: prepared.meta,
+    });
+  } catch (error) {
+    if (target.explicit)
+      throw new UsageError(`cannot write the trace to ${target.file}: ${errorMessage(error)}`);
+    process.stderr.write(
+      pc.yellow(`taoloop: not keeping a trace of this run (${errorMessage(error)}); use --trace FILE.\n`),
+    );
+    return undefined;
+  }
+}
+
+/**
+ * First Ctrl-C: abort the run (it ends with status `aborted` and a complete trace). Second: note it in
+ * the trace and exit at once with 130, the shell's code for SIGINT.
+ */
+function onInterrupts(
+  controller: AbortController,
+  notice: string,
+  trace: () => TraceWriter | undefined,
+): () => void {
+  let count = 0;
+  const handler = () => {
+    count += 1;
+    if (count === 1) {
+      process.stderr.write(`\n${pc.yellow(notice)}\n`);
+      controller.abort(new Error('interrupted (Ctrl-C)'));
+      return;
+    }
+    trace()?.writeError('interrupted twice (Ctrl-C): quit at once');
+    process.exit(130);
+  };
+  process.on('SIGINT', handler);
+  return () => process.off('SIGINT', handler);
+}

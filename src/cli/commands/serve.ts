@@ -1,0 +1,105 @@
+/**
+ * `taoloop serve`: starts the web playground (src/web/server.ts, loaded only when the command runs) and
+ * keeps it up until Ctrl-C.
+ *
+ * @module
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+
+/** Options of `taoloop serve`, as commander parses them. */
+interface ServeCommandOptions {
+  port: number;
+  host?: string;
+  model?: string[];
+  tools?: string;
+  docs?: string;
+  root?: string;
+  wikiCorpus?: string;
+  runsDir?: string;
+}
+
+function portNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`expected a port from 0 to 65535, got "${value}".`);
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/**
+ * Adds `taoloop serve [--port 7777] [--host 127.0.0.1]` to `program`. The command resolves when the
+ * server has been stopped (SIGINT / SIGTERM) and reports exit code 0 through `setExit`.
+ *
+ * @throws {UsageError} (from the action) for a bad tool list, or a port or host that cannot be bound.
+ */
+export function registerServeCommand(program: Command, setExit: (code: number) => void): void {
+  program
+    .command('serve')
+    .description('Start the web playground: run questions in the browser and watch each step arrive.')
+    .addOption(
+      new Option('-p, --port <n>', 'port to listen on (0 picks a free one)')
+        .default(7777)
+        .argParser(portNumber),
+    )
+    .option(
+      '--host <host>',
+      'address to bind (default: 127.0.0.1); anything but loopback lets other machines run your tools',
+    )
+    .option(
+      '-m, --model <spec>',
+      'a model the page offers (repeatable; $TAOLOOP_MODEL or the first provider with an API key is added)',
+      collect,
+    )
+    .option(
+      '-t, --tools <list>',
+      'tools the page offers (default: calculator, plus search when --docs is given)',
+    )
+    .option('-d, --docs <dir>', 'folder of .md/.txt/.json/.jsonl documents for the search tool')
+    .option('--root <dir>', 'folder that read_file and run_tests work in')
+    .option('--wiki-corpus <file>', 'JSONL of {title, text} pages for the wikipedia tool')
+    .option('--runs-dir <dir>', 'where run traces are written and read back (default: the runs folder)')
+    .action(async (options: ServeCommandOptions) => {
+      setExit(await serve(options));
+    });
+}
+
+async function serve(options: ServeCommandOptions): Promise<number> {
+  const { UsageError } = await import('../errors.js');
+  if (options.tools?.split(',').some((name) => name.trim() === 'human'))
+    throw new UsageError('the human tool asks at the terminal, so the playground cannot offer it.');
+  const { buildCliTools } = await import('../tools.js');
+  const tools = await buildCliTools(options);
+  const { startPlayground } = await import('../../web/server.js');
+  let playground: Awaited<ReturnType<typeof startPlayground>>;
+  try {
+    playground = await startPlayground({
+      port: options.port,
+      models: options.model ?? [],
+      tools,
+      ...(options.host !== undefined && { host: options.host }),
+      ...(options.runsDir !== undefined && { runsDir: options.runsDir }),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE')
+      throw new UsageError(`port ${options.port} is in use: pick another with --port.`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new UsageError(`cannot listen on ${options.host}: no such address on this machine.`);
+    throw error;
+  }
+  process.stdout.write(`taoloop playground: ${playground.url}  (Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await playground.close();
+  return 0;
+}

@@ -1,0 +1,62 @@
+/**
+ * `taoloop trace FILE`: a recorded run printed as its text transcript (Question, then Thought / Action /
+ * Observation per step, then the Answer and the footer), through the same renderer as a live run.
+ *
+ * @module
+ */
+import pc from 'picocolors';
+import { LABEL_SETS, type LabelLanguage } from '../../react/labels.js';
+import { findRun, runsFolder } from '../../trace/runs.js';
+import { readTrace, type Trace } from '../../trace/trace.js';
+import { errorMessage } from '../../util/own.js';
+import { UsageError } from '../errors.js';
+import { CLI_MESSAGES } from '../i18n.js';
+import { createRenderer } from '../render.js';
+
+/** Reads a trace given as a path or a run id from the runs folder (`last` for the newest). */
+export function loadTrace(ref: string): { file: string; trace: Trace } {
+  const file = findRun(ref, runsFolder(process.cwd(), process.env));
+  if (!file)
+    throw new UsageError(
+      `no trace "${ref}": not a file, and no run with that id in ${runsFolder()} (see taoloop runs).`,
+    );
+  try {
+    return { file, trace: readTrace(file) };
+  } catch (error) {
+    throw new UsageError(`cannot read the trace ${file}: ${errorMessage(error)}`);
+  }
+}
+
+/** The label language a trace was written in (from the CLI's meta), English otherwise. */
+export function traceLanguage(trace: Trace): LabelLanguage {
+  const lang = (trace.header.meta?.cli as { lang?: unknown } | undefined)?.lang;
+  return typeof lang === 'string' && Object.hasOwn(LABEL_SETS, lang) ? (lang as LabelLanguage) : 'en';
+}
+
+/** Prints the transcript and returns 0. @throws {UsageError} when the trace cannot be found or read. */
+export function traceCommand(ref: string): number {
+  const { file, trace } = loadTrace(ref);
+  const lang = traceLanguage(trace);
+  const render = createRenderer({
+    json: false,
+    out: process.stdout,
+    labels: LABEL_SETS[lang],
+    messages: CLI_MESSAGES[lang],
+    showQuestion: true,
+  });
+  const { header } = trace;
+  process.stdout.write(pc.dim(`${header.startedAt} · ${header.modelId} · ${file}\n`));
+  // A trace cut off before run-start (or written by a library caller without one) still names its question.
+  if (!trace.events.some((e) => e.type === 'run-start'))
+    process.stdout.write(`${pc.bold(`Question: ${header.question}`)}\n`);
+  for (const line of trace.events) {
+    if (line.type === 'run-error') {
+      process.stdout.write(`${pc.red(`The run crashed or was stopped at once: ${line.error}`)}\n`);
+      continue;
+    }
+    render(line);
+  }
+  if (!trace.result && trace.error === undefined)
+    process.stdout.write(`${pc.yellow('(the trace stops here: the run was killed, or is still running)')}\n`);
+  return 0;
+}

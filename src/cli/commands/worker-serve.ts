@@ -1,0 +1,176 @@
+/**
+ * What `taoloop worker --restate` runs: one worker process, or (`--replicas n`) a balancer on `--port` in
+ * front of n worker processes (node:cluster) that are restarted when they die.
+ *
+ * @module
+ */
+import cluster, { type Worker as ClusterWorker } from 'node:cluster';
+import type { AgentWorkflow } from '../../restate/service.js';
+import { UsageError } from '../errors.js';
+import type { WorkerCommandOptions } from './worker.js';
+
+/** Set in the environment of the worker processes a `--replicas` primary forks. */
+const REPLICA_ENV = 'TAOLOOP_WORKER_REPLICA';
+
+/** How long a replica may take to close after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 5000;
+
+/** Messages from a replica to its primary. */
+type ReplicaMessage = { type: 'ready'; url: string } | { type: 'error'; message: string };
+
+/** Serves until SIGINT or SIGTERM. @throws {UsageError} for a bad model or tool configuration. */
+export async function serveWorker(options: WorkerCommandOptions): Promise<void> {
+  if (cluster.isWorker && process.env[REPLICA_ENV] === '1') return serveReplica(options);
+  if (options.replicas > 1) return servePrimary(options);
+  const restate = await import('../../restate/index.js');
+  const { agent, modelId } = await buildAgent(options);
+  const worker = await restate.startWorker({ port: options.port, host: options.host, services: [agent] });
+  say(`serving ${options.name ?? restate.DEFAULT_AGENT_SERVICE_NAME} (${modelId}) at ${worker.url}`);
+  await register(options, worker.url);
+  await stopSignal();
+  await worker.close();
+}
+
+/** The agent workflow for the CLI's model and tools, built once and shared by every run. */
+async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: AgentWorkflow; modelId: string }> {
+  const [{ buildCliTools }, { LABEL_SETS }, { agentService }] = await Promise.all([
+    import('../tools.js'),
+    import('../../react/labels.js'),
+    import('../../restate/service.js'),
+  ]);
+  const tools = await buildCliTools(options);
+  const model = await buildModel(options.model);
+  const labels = LABEL_SETS[options.lang];
+  const agent = agentService({
+    ...(options.name !== undefined && { name: options.name }),
+    buildRun: async (request) => ({
+      model,
+      tools,
+      question: request.question,
+      maxSteps: request.maxSteps ?? options.maxSteps,
+      mode: options.mode,
+      labels,
+      allowTools: options.yes ? 'all' : options.allow,
+    }),
+  });
+  return { agent, modelId: model.id };
+}
+
+async function buildModel(spec: string | undefined) {
+  const { defaultModelSpec, describeModelSetup, resolveModelSpec } = await import('../../models/spec.js');
+  const { ModelConfigError } = await import('../../models/errors.js');
+  const chosen = spec ?? defaultModelSpec(process.env);
+  if (!chosen) throw new UsageError(`no model is configured.\n${describeModelSetup()}`);
+  try {
+    return await resolveModelSpec(chosen, process.env);
+  } catch (error) {
+    if (error instanceof ModelConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** A forked replica: a worker on a free local port, announced to the primary. */
+async function serveReplica(options: WorkerCommandOptions): Promise<void> {
+  const send = (message: ReplicaMessage) => process.send?.(message);
+  try {
+    const { startWorker } = await import('../../restate/worker.js');
+    const { agent } = await buildAgent(options);
+    const worker = await startWorker({ port: 0, host: '127.0.0.1', services: [agent] });
+    send({ type: 'ready', url: worker.url });
+    await Promise.race([stopSignal(), new Promise((resolve) => process.once('disconnect', resolve))]);
+    await worker.close();
+    // The IPC channel to the primary would keep this process alive.
+    if (process.connected) process.disconnect();
+  } catch (error) {
+    send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** The primary of `--replicas n`: the balancer, the replicas, and their restarts. */
+async function servePrimary(options: WorkerCommandOptions): Promise<void> {
+  const { startBalancer } = await import('../../restate/balancer.js');
+  const { DEFAULT_AGENT_SERVICE_NAME } = await import('../../restate/service.js');
+  const urls = new Map<number, string>();
+  let stopping = false;
+  let failure: string | undefined;
+  let readyCount = 0;
+  let onChange = () => {};
+  const fork = (): ClusterWorker => {
+    const replica = cluster.fork({ [REPLICA_ENV]: '1' });
+    replica.on('message', (message: ReplicaMessage) => {
+      if (message.type === 'ready') {
+        urls.set(replica.id, message.url);
+        readyCount++;
+        say(`replica ${replica.process.pid} ready at ${message.url}`);
+      } else failure = message.message;
+      onChange();
+    });
+    replica.on('exit', () => {
+      const wasReady = urls.delete(replica.id);
+      // Restart replicas that died after starting; one that fails to start stops the whole worker.
+      if (!stopping && wasReady) fork();
+      else if (!stopping && failure === undefined) failure = 'a worker process exited before it started';
+      onChange();
+    });
+    return replica;
+  };
+  for (let i = 0; i < options.replicas; i++) fork();
+  await new Promise<void>((resolve) => {
+    onChange = () => (failure !== undefined || readyCount >= options.replicas) && resolve();
+  });
+  const balancer =
+    failure === undefined
+      ? await startBalancer({ port: options.port, host: options.host, backends: () => [...urls.values()] })
+      : undefined;
+  if (balancer) {
+    const name = options.name ?? DEFAULT_AGENT_SERVICE_NAME;
+    say(`serving ${name} with ${options.replicas} worker processes at ${balancer.url}`);
+    await register(options, balancer.url);
+    await stopSignal();
+  }
+  stopping = true;
+  await Promise.all(
+    Object.values(cluster.workers ?? {}).map(
+      (replica) =>
+        replica &&
+        new Promise<void>((resolve) => {
+          if (replica.isDead()) return resolve();
+          const force = setTimeout(() => replica.process.kill('SIGKILL'), STOP_GRACE_MS);
+          replica.once('exit', () => {
+            clearTimeout(force);
+            resolve();
+          });
+          replica.process.kill('SIGTERM');
+        }),
+    ),
+  );
+  await balancer?.close();
+  if (failure !== undefined) throw new UsageError(failure);
+}
+
+async function register(options: WorkerCommandOptions, url: string): Promise<void> {
+  if (options.register) {
+    const { registerDeployment } = await import('../../restate/client.js');
+    await registerDeployment(options.register, url);
+    say(`registered ${url} with ${options.register}`);
+  } else {
+    say(`register it once: curl http://127.0.0.1:9070/deployments --json '{"uri": "${url}"}'`);
+  }
+}
+
+function say(line: string): void {
+  process.stderr.write(`taoloop worker: ${line}\n`);
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function stopSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,104 @@
+/**
+ * `taoloop worker --restate`: serves the agent as a durable Restate workflow for the CLI's model and tools,
+ * until SIGINT or SIGTERM. Restate and the model adapters are loaded only when the command runs
+ * (`worker-serve.ts`), so registering the command costs nothing.
+ *
+ * @module
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { LabelLanguage } from '../../react/labels.js';
+import { UsageError } from '../errors.js';
+import { addToolOptions, positiveInt } from '../options.js';
+
+/** Options of `taoloop worker`, as commander parses them. */
+export interface WorkerCommandOptions {
+  restate: boolean;
+  port: number;
+  host: string;
+  replicas: number;
+  name?: string;
+  register?: string;
+  model?: string;
+  maxSteps: number;
+  lang: LabelLanguage;
+  tools?: string;
+  docs?: string;
+  root?: string;
+  wikiCorpus?: string;
+  allowUnsandboxed: boolean;
+  yes: boolean;
+  allow: string[];
+  mode: 'text' | 'native' | 'auto';
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n > 65535) {
+    throw new InvalidArgumentError(`expected a port number (0-65535), got "${value}".`);
+  }
+  return n;
+}
+
+/**
+ * Adds `taoloop worker --restate [--port 9080] [--replicas n] [--register <admin-url>]` to `program`. The
+ * action resolves (and calls `setExit(0)`) once SIGINT or SIGTERM has closed the worker; usage mistakes
+ * throw the CLI's `UsageError`.
+ */
+export function registerWorkerCommand(program: Command, setExit: (code: number) => void): void {
+  const command = program
+    .command('worker')
+    .description(
+      'Serve the agent as a durable Restate workflow (one invocation per run; model calls, tool calls and approvals journaled).',
+    )
+    .option('--restate', 'serve over Restate (https://restate.dev), the only engine so far', false)
+    .addOption(new Option('--port <n>', 'port to listen on').default(9080).argParser(port))
+    .option(
+      '--host <address>',
+      'interface to listen on (0.0.0.0: reachable from other machines)',
+      '127.0.0.1',
+    )
+    .addOption(
+      new Option('--replicas <n>', 'worker processes behind one HTTP/2 balancer on --port')
+        .default(1)
+        .argParser(positiveInt),
+    )
+    .option('--name <service>', 'workflow name in Restate (default: taoloopAgent)')
+    .option(
+      '--register <admin-url>',
+      'register with this Restate admin API once listening, e.g. http://127.0.0.1:9070',
+    )
+    .addOption(
+      new Option('-m, --model <spec>', 'model (default: the first provider whose API key is set)').env(
+        'TAOLOOP_MODEL',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--max-steps <n>',
+        'steps before a run stops without an answer (a request may ask for fewer or more)',
+      )
+        .default(8)
+        .argParser(positiveInt)
+        .env('TAOLOOP_MAX_STEPS'),
+    )
+    .addOption(
+      new Option('--lang <code>', 'language of the labels and the prompt: en, pt, fr or id')
+        .choices(['en', 'pt', 'fr', 'id'])
+        .default('en')
+        .env('TAOLOOP_LANG'),
+    );
+  addToolOptions(command).action(async (options: WorkerCommandOptions) => {
+    if (!options.restate) {
+      throw new UsageError('say which engine serves the runs: taoloop worker --restate [--port 9080].');
+    }
+    const tools = options.tools?.split(',').map((name) => name.trim()) ?? [];
+    if (tools.includes('human')) {
+      throw new UsageError(
+        'the human tool needs a terminal, and a worker has none: leave it out of --tools.',
+      );
+    }
+    const { serveWorker } = await import('./worker-serve.js');
+    await serveWorker(options);
+    setExit(0);
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * The config file, `taoloop.config.json`: defaults for `run` and `ask`, below environment variables and
+ * flags. Read from `--config FILE` (or `TAOLOOP_CONFIG`), else from the current folder when present.
+ *
+ * Approvals (`yes`, `allow`, `allowUnsandboxed`) are refused here on purpose: a config file travels with a
+ * repository, and cloning one must never make tools with side effects run without asking.
+ *
+ * @module
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { errorMessage } from '../util/own.js';
+import { UsageError } from './errors.js';
+import { durationMs, usd } from './options.js';
+
+/** The file looked for in the current folder. */
+export const CONFIG_FILE_NAME = 'taoloop.config.json';
+
+/** Applies one of the CLI's value parsers inside a zod schema, so both report the same problems. */
+const parsedBy = (parse: (value: string) => number) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    try {
+      return parse(String(value));
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: errorMessage(error) });
+      return z.NEVER;
+    }
+  });
+
+const path = z.string().min(1, 'expected a path');
+
+/** The config file's shape: the long option names in camelCase. */
+const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  model: z.string().min(1, 'expected a model spec').optional(),
+  tools: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v.join(',') : v))
+    .optional(),
+  docs: path.optional(),
+  root: path.optional(),
+  wikiCorpus: path.optional(),
+  maxSteps: z.number().int('expected a whole number ≥ 1').min(1, 'expected a whole number ≥ 1').optional(),
+  maxCost: parsedBy(usd).optional(),
+  timeout: parsedBy(durationMs).optional(),
+  lang: z.enum(['en', 'pt', 'fr', 'id']).optional(),
+  mode: z.enum(['text', 'native', 'auto']).optional(),
+  system: z.string().optional(),
+  examples: path.optional(),
+  stream: z.boolean().optional(),
+});
+
+/** A validated config file. */
+export type CliConfig = z.output<typeof ConfigSchema>;
+
+/** Keys holding paths, resolved against the config file's folder rather than the current one. */
+const PATH_KEYS = ['docs', 'root', 'wikiCorpus', 'examples'] as const;
+
+const APPROVAL_KEYS = new Set(['yes', 'allow', 'allowUnsandboxed']);
+
+/**
+ * Reads and validates a config file.
+ *
+ * @throws {UsageError} when the file is missing, not JSON, or has an unknown key or a bad value; the
+ * message names the file, the key and what is expected.
+ */
+export function loadConfig(file: string): CliConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`cannot read the config file ${file}: ${errorMessage(error)}`);
+  }
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const approval = issue.keys.some((k) => APPROVAL_KEYS.has(k));
+        return `unknown key ${issue.keys.map((k) => `"${k}"`).join(', ')}${approval ? ' (approvals are given on the command line only: --yes, --allow TOOL)' : ''}`;
+      }
+      const where = issue.path.length ? `"${issue.path.join('.')}"` : 'the file';
+      return `${where}: ${issue.message}`;
+    });
+    throw new UsageError(`bad config file ${file}:\n  ${problems.join('\n  ')}`);
+  }
+  const config = parsed.data;
+  for (const key of PATH_KEYS) {
+    const value = config[key];
+    if (value !== undefined) config[key] = resolve(dirname(file), value);
+  }
+  return config;
+}
+
+/**
+ * Finds the config file for a command (`--config`/`TAOLOOP_CONFIG`, else `taoloop.config.json` in `cwd`)
+ * and sets every option it names that neither a flag nor an environment variable set.
+ *
+ * @returns the config file used, if any.
+ * @throws {UsageError} for a `--config` file that does not exist, or a bad config file.
+ */
+export function applyConfig(command: Command, cwd: string): string | undefined {
+  const given = command.getOptionValue('config') as string | undefined;
+  const file = given === undefined ? resolve(cwd, CONFIG_FILE_NAME) : resolve(cwd, given);
+  if (!existsSync(file)) {
+    if (given !== undefined) throw new UsageError(`the config file ${given} does not exist.`);
+    return undefined;
+  }
+  const config = loadConfig(file);
+  const known = new Set(command.options.map((o) => o.attributeName()));
+  for (const [key, value] of Object.entries(config)) {
+    if (key === '$schema' || value === undefined || !known.has(key)) continue;
+    const source = command.getOptionValueSource(key);
+    if (source === undefined || source === 'default') command.setOptionValueWithSource(key, value, 'config');
+  }
+  return file;
+}

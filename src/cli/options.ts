@@ -1,0 +1,171 @@
+/**
+ * The options of `taoloop run` and `taoloop ask`: value parsers and their definitions. Every option shows
+ * its default and, where it has one, its environment variable in `--help`; commander applies flags over
+ * environment variables, and `config.ts` fills in the config file below both.
+ *
+ * @module
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { LabelLanguage } from '../react/labels.js';
+import { CLI_TOOLS } from './tools.js';
+
+/** Options of `taoloop run` (and of `taoloop ask`, which has a subset), as parsed. */
+export interface RunCommandOptions {
+  model?: string;
+  tools?: string;
+  docs?: string;
+  root?: string;
+  wikiCorpus?: string;
+  allowUnsandboxed: boolean;
+  yes: boolean;
+  allow: string[];
+  mode: 'text' | 'native' | 'auto';
+  maxSteps: number;
+  /** USD. */
+  maxCost?: number;
+  /** Milliseconds. */
+  timeout?: number;
+  lang: LabelLanguage;
+  system?: string;
+  examples?: string;
+  trace?: string;
+  config?: string;
+  json: boolean;
+  stream: boolean;
+}
+
+/** Collects a repeatable option into a list. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Parses a whole number ≥ 1. */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
+  return n;
+}
+
+/** Parses an amount of US dollars: `0.5`, `$2`. */
+export function usd(value: string): number {
+  const match = /^\s*\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*$/.exec(value);
+  const n = match ? Number(match[1]) : Number.NaN;
+  if (!(n > 0))
+    throw new InvalidArgumentError(`expected an amount in USD above 0 such as 0.50, got "${value}".`);
+  return n;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses a duration into milliseconds: `500ms`, `90s`, `2m`, `1.5h`, or a plain number of seconds (`90`).
+ * Seconds are the default unit because that is what people type for a whole run.
+ */
+export function durationMs(value: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/.exec(value);
+  const ms = match ? Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000) : Number.NaN;
+  if (!(ms >= 1))
+    throw new InvalidArgumentError(
+      `expected a duration such as 90s, 2m, 500ms or a number of seconds, got "${value}".`,
+    );
+  return Math.round(ms);
+}
+
+/** Options `run` and `ask` share: the model, limits, language, prompt, trace and output. */
+export function addAgentOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '-m, --model <spec>',
+        'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model>, local:<file.gguf>, or human (you write each Thought and Action) (default: the first provider whose API key is set)',
+      ).env('TAOLOOP_MODEL'),
+    )
+    .addOption(
+      new Option('--max-steps <n>', 'steps before the run stops without an answer')
+        .default(8)
+        .argParser(positiveInt)
+        .env('TAOLOOP_MAX_STEPS'),
+    )
+    .addOption(
+      new Option(
+        '--max-cost <usd>',
+        'stop before a model call that would take the run over this cost (default: none)',
+      )
+        .argParser(usd)
+        .env('TAOLOOP_MAX_COST'),
+    )
+    .addOption(
+      new Option(
+        '--timeout <duration>',
+        'stop the run after this long: 90s, 2m, 500ms, or a number of seconds (default: none)',
+      )
+        .argParser(durationMs)
+        .env('TAOLOOP_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--lang <code>',
+        'language of the labels, the prompt and the messages: en, pt, fr or id; English labels are always accepted',
+      )
+        .choices(['en', 'pt', 'fr', 'id'])
+        .default('en')
+        .env('TAOLOOP_LANG'),
+    )
+    .option('--system <text>', 'extra instructions appended to the system prompt (default: none)')
+    .option(
+      '--examples <file>',
+      "few-shot examples: a text file in the ReAct paper's format (Question/Thought/Action/Observation) or a JSON array of {question, steps} (default: none)",
+    )
+    .option(
+      '--trace <file>',
+      'write the JSONL trace to this file instead of the runs folder (default: .taoloop/runs/ if it exists, else the cache folder)',
+    )
+    .addOption(
+      new Option(
+        '--config <file>',
+        'config file (default: taoloop.config.json in the current folder, if any)',
+      ).env('TAOLOOP_CONFIG'),
+    )
+    .option('--json', 'print one JSON result on stdout and nothing else', false)
+    .option('--no-stream', 'wait for each complete model turn instead of streaming it (default: stream)');
+}
+
+/** Options only `run` has: the tools and their approval. */
+export function addToolOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '-t, --tools <list>',
+        `comma-separated tools: ${Object.keys(CLI_TOOLS).join(', ')} (default: calculator, plus search when --docs is given)`,
+      ).env('TAOLOOP_TOOLS'),
+    )
+    .addOption(
+      new Option(
+        '-d, --docs <dir>',
+        'folder of .md/.txt/.json/.jsonl documents for the search tool (default: none)',
+      ).env('TAOLOOP_DOCS'),
+    )
+    .addOption(
+      new Option(
+        '--root <dir>',
+        'folder that read_file and run_tests work in; they refuse anything outside it (default: none)',
+      ).env('TAOLOOP_ROOT'),
+    )
+    .option(
+      '--wiki-corpus <file>',
+      'JSONL of {title, text} pages for the wikipedia tool, instead of the live API (default: the live API)',
+    )
+    .option('--allow-unsandboxed', 'let run_tests run without bubblewrap (not recommended)', false)
+    .option('-y, --yes', 'approve every tool call with side effects without asking', false)
+    .option('--allow <tool>', 'approve this tool without asking (repeatable)', collect, [])
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'text: the ReAct text protocol; native: provider tool calling; auto: native where supported',
+      )
+        .choices(['text', 'native', 'auto'])
+        .default('text')
+        .env('TAOLOOP_MODE'),
+    );
+}

@@ -1,0 +1,190 @@
+/**
+ * Turns the parsed options of `run` / `ask` into the loop's options: tools, model (including `human`),
+ * labels, translated instructions, few-shot examples, limits, and the trace header's `meta` that
+ * `taoloop replay` rebuilds the tools from. Every caller mistake becomes a {@link UsageError} here,
+ * before anything runs or is written.
+ *
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { z } from 'zod';
+import type { AgentOptions } from '../agent/types.js';
+import { ModelConfigError } from '../models/errors.js';
+import { defaultModelSpec, describeModelSetup, resolveModelSpec } from '../models/spec.js';
+import type { Model } from '../models/types.js';
+import { type FewShotExample, parseExamples } from '../react/examples.js';
+import { LABEL_SETS, type LabelLanguage } from '../react/labels.js';
+import { errorMessage } from '../util/own.js';
+import { UsageError } from './errors.js';
+import { CLI_MESSAGES, type CliMessages } from './i18n.js';
+import type { RunCommandOptions } from './options.js';
+import { buildCliTools, cliToolNames } from './tools.js';
+
+/** The tool options a trace keeps (absolute paths), so `taoloop replay` can rebuild the same tools. */
+export interface RecordedCliOptions {
+  tools: string[];
+  docs?: string;
+  root?: string;
+  wikiCorpus?: string;
+  allowUnsandboxed: boolean;
+  lang: LabelLanguage;
+  mode: 'text' | 'native' | 'auto';
+  maxSteps: number;
+  /** Tools that ran without asking (`--yes` is `'all'`); a replay lets the same ones run. */
+  allowTools: string[] | 'all';
+}
+
+/** A run ready to start: the loop's options (no signal yet) and what the front end needs around them. */
+export interface PreparedRun {
+  agent: AgentOptions;
+  messages: CliMessages;
+  /** For the trace header. */
+  meta: { cli: RecordedCliOptions; command: 'run' | 'ask'; cwd: string; config?: string };
+  /** True when a person types the model's turns (no spinner then: the prompt is on screen). */
+  humanModel: boolean;
+}
+
+/**
+ * Builds everything a run needs.
+ *
+ * @throws {UsageError} for an empty question, unknown tools, a bad model spec or no model, an unreadable
+ * examples file.
+ */
+export async function prepareRun(
+  question: string,
+  options: RunCommandOptions,
+  context: { command: 'run' | 'ask'; cwd: string; env: NodeJS.ProcessEnv; config?: string | undefined },
+): Promise<PreparedRun> {
+  if (!question.trim())
+    throw new UsageError(`the question is empty. Example: taoloop ${context.command} "What is 20 * 12 * 7?"`);
+  const messages = CLI_MESSAGES[options.lang];
+  const abs = (p: string | undefined) => (p === undefined ? undefined : resolve(context.cwd, p));
+  const cli: RecordedCliOptions = {
+    tools: cliToolNames(options),
+    ...optional('docs', abs(options.docs)),
+    ...optional('root', abs(options.root)),
+    ...optional('wikiCorpus', abs(options.wikiCorpus)),
+    allowUnsandboxed: options.allowUnsandboxed,
+    lang: options.lang,
+    mode: options.mode,
+    maxSteps: options.maxSteps,
+    allowTools: options.yes ? 'all' : options.allow,
+  };
+  const tools = await buildCliTools({ ...cli, tools: cli.tools.join(',') });
+  const model = await buildModel(options.model, context.env, messages);
+  const examples = options.examples === undefined ? undefined : loadExamples(abs(options.examples)!);
+  const instructions = [
+    messages.instructions,
+    context.command === 'ask' ? messages.askInstructions : undefined,
+    examples?.preamble,
+    options.system,
+  ].filter((part): part is string => Boolean(part?.trim()));
+  const agent: AgentOptions = {
+    model,
+    question,
+    tools,
+    maxSteps: options.maxSteps,
+    mode: options.mode,
+    labels: LABEL_SETS[options.lang],
+    streaming: options.stream,
+    allowTools: cli.allowTools,
+    ...optional('maxCostUsd', options.maxCost),
+    ...optional('timeoutMs', options.timeout),
+    ...(instructions.length > 0 && { instructions: instructions.join('\n\n') }),
+    ...(examples && examples.examples.length > 0 && { examples: examples.examples }),
+  };
+  return {
+    agent,
+    messages,
+    meta: {
+      cli,
+      command: context.command,
+      cwd: context.cwd,
+      ...optional('config', context.config),
+    },
+    humanModel: model.id === 'human',
+  };
+}
+
+/** `{ [key]: value }` when the value is defined, else `{}` (optional properties are omitted, never undefined). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * The model for a spec: `human` is handled here (a person types the turns; `resolveModelSpec` does not
+ * know it), anything else goes to `resolveModelSpec`. Without a spec, the first provider with a key.
+ *
+ * @throws {UsageError} when no model is configured or the spec is bad.
+ */
+export async function buildModel(
+  spec: string | undefined,
+  env: NodeJS.ProcessEnv,
+  messages: CliMessages,
+): Promise<Model> {
+  const chosen = spec ?? defaultModelSpec(env);
+  if (!chosen) throw new UsageError(`no model is configured.\n${describeModelSetup()}`);
+  if (chosen.trim().toLowerCase() === 'human') {
+    const { humanModel } = await import('../models/human.js');
+    return humanModel({ messages: { intro: messages.humanModelIntro, turn: messages.humanModelTurn } });
+  }
+  try {
+    return await resolveModelSpec(chosen, env);
+  } catch (error) {
+    if (error instanceof ModelConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+const ExampleSchema = z.object({
+  question: z.string(),
+  steps: z.array(
+    z.object({
+      thought: z.string().optional(),
+      action: z.object({ tool: z.string(), input: z.string() }).optional(),
+      observation: z.string().optional(),
+      answer: z.string().optional(),
+    }),
+  ),
+});
+const ExamplesFileSchema = z.union([z.array(ExampleSchema), z.object({ examples: z.array(ExampleSchema) })]);
+
+/**
+ * Reads `--examples FILE`: JSON (`FewShotExample[]` or `{ examples: [...] }`) when the file ends in
+ * `.json`, else text in the ReAct paper's format. Text before the first example becomes instructions.
+ *
+ * @throws {UsageError} for a file that cannot be read, bad JSON, or no example in it.
+ */
+export function loadExamples(file: string): { preamble: string; examples: FewShotExample[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the examples file ${file}: ${errorMessage(error)}`);
+  }
+  if (extname(file).toLowerCase() === '.json') {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`the examples file ${file} is not valid JSON: ${errorMessage(error)}`);
+    }
+    const parsed = ExamplesFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new UsageError(
+        `the examples file ${file} is not a list of {question, steps: [{thought, action: {tool, input}, observation, answer}]}: ${issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : ''}`,
+      );
+    }
+    const examples = (Array.isArray(parsed.data) ? parsed.data : parsed.data.examples) as FewShotExample[];
+    return { preamble: '', examples };
+  }
+  const parsed = parseExamples(text);
+  if (parsed.examples.length === 0) {
+    throw new UsageError(
+      `no example found in ${file}: expected "Question:" (or "Claim:") lines followed by Thought / Action / Observation lines, or a .json file.`,
+    );
+  }
+  return parsed;
+}

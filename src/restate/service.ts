@@ -1,0 +1,234 @@
+/**
+ * The agent as a Restate workflow: one workflow invocation per run, every side effect of a step journaled.
+ *
+ * Sources: Restate TypeScript SDK docs, "Durable steps" (`ctx.run`), "Workflows" (the `run` handler runs
+ * once per workflow ID; shared handlers and durable promises `ctx.promise(name)` signal it while it runs)
+ * and "Retries" (`RunOptions`): https://docs.restate.dev/develop/ts/durable-steps,
+ * https://docs.restate.dev/develop/ts/workflows.
+ *
+ * @module
+ */
+import * as restate from '@restatedev/restate-sdk';
+import { runAgent } from '../agent/loop.js';
+import type {
+  AgentOptions,
+  ApprovalDecision,
+  ApprovalRequest,
+  ApproveFn,
+  Journal,
+  RunResult,
+} from '../agent/types.js';
+import { errorMessage } from '../util/own.js';
+
+/** Default workflow name, as used in ingress URLs (`/taoloopAgent/<runId>/run`). */
+export const DEFAULT_AGENT_SERVICE_NAME = 'taoloopAgent';
+
+/** What a client sends to start a run (the body of the workflow's `run` handler). JSON only. */
+export interface RunRequest {
+  /** The question or task. */
+  question: string;
+  /** Overrides the step limit chosen by `buildRun`, when `buildRun` honours it. */
+  maxSteps?: number;
+  /** Free-form strings for `buildRun` (dataset item id, user id, tool set name). */
+  metadata?: Record<string, string>;
+}
+
+/** An approval the run is waiting for, as returned by the workflow's `pending` handler. */
+export interface PendingApproval {
+  step: number;
+  tool: string;
+  /** The input as the model wrote it (JSON text for schema tools). */
+  input: string;
+  effects: ApprovalRequest['effects'];
+}
+
+/** The body of the workflow's `approve` handler. */
+export interface ApprovalAnswer {
+  /** The step of the {@link PendingApproval} being answered. */
+  step: number;
+  decision: ApprovalDecision;
+}
+
+/** Agent options a worker builds for one run; the journal, approvals and abort signal come from Restate. */
+export type DurableRunOptions = Omit<AgentOptions, 'journal' | 'approve' | 'signal'>;
+
+/** Options for {@link agentService}. */
+export interface AgentServiceOptions {
+  /** Workflow name in Restate; clients must use the same. @default 'taoloopAgent' */
+  name?: string;
+  /**
+   * Builds the model, tools and limits for one run. Called again whenever Restate replays the run on a
+   * worker (after a crash or a suspension), so it must give the same options for the same request.
+   * A throw ends the run with a terminal error (it is a configuration mistake, not a passing fault).
+   */
+  buildRun: (input: RunRequest) => Promise<DurableRunOptions>;
+  /**
+   * Retries of a failing model call (tool calls never throw) inside `ctx.run`; when they are used up the
+   * failure is journaled and the run ends with status `error`, as an in-process run would.
+   * @default { maxRetryAttempts: 3, initialRetryInterval: 1000 }
+   */
+  retry?: Omit<restate.RunOptions<unknown>, 'serde'>;
+  /**
+   * How long an approval may wait before it counts as rejected, in milliseconds (a durable timer: it
+   * survives restarts). @default undefined (wait as long as it takes: hours or days)
+   */
+  approvalTimeoutMs?: number;
+  /** Workflow options passed to Restate (retry policy, retention, timeouts). */
+  options?: restate.WorkflowOptions;
+}
+
+const DEFAULT_RETRY: Omit<restate.RunOptions<unknown>, 'serde'> = {
+  maxRetryAttempts: 3,
+  initialRetryInterval: 1000,
+};
+
+/** The durable promise that carries the decision for `step`'s approval. */
+export function approvalPromiseName(step: number): string {
+  return `step-${step}-approval`;
+}
+
+/**
+ * A {@link Journal} backed by `ctx.run`: each model and tool call is recorded under its name, and a replay
+ * returns the recorded result instead of calling again. Approvals (`step-N-approval`) are not wrapped:
+ * they wait on a durable promise, which Restate records itself and which cannot live inside `ctx.run`.
+ */
+export function restateJournal(
+  ctx: restate.Context,
+  retry: Omit<restate.RunOptions<unknown>, 'serde'>,
+): Journal {
+  return <T>(name: string, effect: () => Promise<T>): Promise<T> =>
+    name.endsWith('-approval') ? effect() : ctx.run(name, effect, retry as restate.RunOptions<T>);
+}
+
+/**
+ * Defines the agent as a Restate workflow. Handlers (all JSON over the ingress, see `client.ts`):
+ * - `run(RunRequest) → RunResult`: the whole run, one invocation, once per workflow ID (the run ID).
+ * - `pending() → PendingApproval | null`: the approval the run waits for, if any.
+ * - `approve(ApprovalAnswer)`: answers it, by resolving the durable promise `step-N-approval`.
+ *
+ * A worker that dies mid-run is resumed by Restate on any worker from the journal: recorded model and tool
+ * calls are not made again. A call that was in flight when the worker died (not yet recorded) runs again:
+ * Restate gives at-least-once for `ctx.run`, so tools with effects should be idempotent.
+ *
+ * @example
+ * ```ts
+ * const agent = agentService({
+ *   buildRun: async (request) => ({ model, tools: [calculator], question: request.question }),
+ * });
+ * await startWorker({ port: 9080, services: [agent] });
+ * ```
+ */
+export function agentService(options: AgentServiceOptions) {
+  const retry = options.retry ?? DEFAULT_RETRY;
+  return restate.workflow({
+    name: options.name ?? DEFAULT_AGENT_SERVICE_NAME,
+    handlers: {
+      run: async (ctx: restate.WorkflowContext, input: unknown): Promise<RunResult> => {
+        const request = parseRunRequest(input);
+        let runOptions: DurableRunOptions;
+        try {
+          runOptions = await options.buildRun(request);
+        } catch (error) {
+          throw new restate.TerminalError(`could not build the run: ${errorMessage(error)}`);
+        }
+        const approve = durableApprover(ctx, options.approvalTimeoutMs);
+        try {
+          return await runAgent({ ...runOptions, journal: restateJournal(ctx, retry), approve });
+        } catch (error) {
+          // The loop only throws for caller mistakes (an invalid tool list, impossible options).
+          throw new restate.TerminalError(errorMessage(error));
+        }
+      },
+      pending: async (ctx: restate.WorkflowSharedContext): Promise<PendingApproval | null> =>
+        (await ctx.get<PendingApproval>(PENDING_KEY)) ?? null,
+      approve: async (ctx: restate.WorkflowSharedContext, input: unknown): Promise<void> => {
+        const answer = parseApprovalAnswer(input);
+        await ctx.promise<ApprovalDecision>(approvalPromiseName(answer.step)).resolve(answer.decision);
+      },
+    },
+    ...(options.options && { options: options.options }),
+  });
+}
+
+/** The type of the workflow {@link agentService} defines. */
+export type AgentWorkflow = ReturnType<typeof agentService>;
+
+const PENDING_KEY = 'pendingApproval';
+
+/** Approvals through durable promises: the request is published in state, the decision awaited durably. */
+function durableApprover(ctx: restate.WorkflowContext, timeoutMs: number | undefined): ApproveFn {
+  return async (request) => {
+    const pending: PendingApproval = {
+      step: request.step,
+      tool: request.tool,
+      input: request.input,
+      effects: request.effects,
+    };
+    ctx.set(PENDING_KEY, pending);
+    const promise = ctx.promise<ApprovalDecision>(approvalPromiseName(request.step)).get();
+    try {
+      return parseDecision(await (timeoutMs === undefined ? promise : promise.orTimeout(timeoutMs)));
+    } catch (error) {
+      if (error instanceof restate.TimeoutError) {
+        return { type: 'reject', reason: `no decision within ${timeoutMs} ms` };
+      }
+      throw error;
+    } finally {
+      ctx.clear(PENDING_KEY);
+    }
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** @throws {restate.TerminalError} for a body that is not a {@link RunRequest}. */
+export function parseRunRequest(input: unknown): RunRequest {
+  if (!isRecord(input) || typeof input.question !== 'string' || input.question.trim() === '') {
+    throw new restate.TerminalError('the run request needs a non-empty "question" string', {
+      errorCode: 400,
+    });
+  }
+  const { maxSteps, metadata } = input;
+  if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && (maxSteps as number) >= 1)) {
+    throw new restate.TerminalError('"maxSteps" must be a whole number ≥ 1', { errorCode: 400 });
+  }
+  if (metadata !== undefined && !(isRecord(metadata) && Object.values(metadata).every(isString))) {
+    throw new restate.TerminalError('"metadata" must map names to strings', { errorCode: 400 });
+  }
+  return {
+    question: input.question,
+    ...(maxSteps !== undefined && { maxSteps: maxSteps as number }),
+    ...(metadata !== undefined && { metadata: metadata as Record<string, string> }),
+  };
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** @throws {restate.TerminalError} for a body that is not an {@link ApprovalAnswer}. */
+export function parseApprovalAnswer(input: unknown): ApprovalAnswer {
+  if (!isRecord(input) || !Number.isInteger(input.step) || (input.step as number) < 1) {
+    throw new restate.TerminalError('the answer needs "step" (a whole number ≥ 1) and "decision"', {
+      errorCode: 400,
+    });
+  }
+  return { step: input.step as number, decision: parseDecision(input.decision) };
+}
+
+/** @throws {restate.TerminalError} for anything but an {@link ApprovalDecision}. */
+function parseDecision(value: unknown): ApprovalDecision {
+  if (isRecord(value)) {
+    if (value.type === 'approve') return { type: 'approve' };
+    if (value.type === 'reject') {
+      return typeof value.reason === 'string' ? { type: 'reject', reason: value.reason } : { type: 'reject' };
+    }
+    if (value.type === 'edit' && typeof value.input === 'string') return { type: 'edit', input: value.input };
+  }
+  throw new restate.TerminalError(
+    'the decision must be {"type":"approve"}, {"type":"reject","reason"?} or {"type":"edit","input"}',
+    { errorCode: 400 },
+  );
+}

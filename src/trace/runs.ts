@@ -1,0 +1,130 @@
+/**
+ * The runs folder: where every CLI run's trace is written as it happens, and how runs are listed back.
+ *
+ * The folder is the project's `.taoloop/runs/` when it exists in the current folder (a project opts in by
+ * creating it), else the user's cache: `$TAOLOOP_CACHE_DIR/runs`, `$XDG_CACHE_HOME/taoloop/runs` or
+ * `~/.cache/taoloop/runs`. File names are `<ISO time>-<short id>.jsonl` with `:` written as `-` (so they
+ * are valid on every file system and still sort by time).
+ *
+ * @module
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { readTrace } from './trace.js';
+
+/** The runs folder for `cwd` and `env` (it may not exist yet). */
+export function runsFolder(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
+  const project = join(cwd, '.taoloop', 'runs');
+  if (existsSync(project)) return project;
+  const nonEmpty = (v: string | undefined) => (v?.trim() ? v : undefined);
+  const taoloopCache = nonEmpty(env.TAOLOOP_CACHE_DIR);
+  if (taoloopCache) return join(resolve(taoloopCache), 'runs');
+  const xdg = nonEmpty(env.XDG_CACHE_HOME);
+  return join(xdg ? resolve(xdg) : join(homedir(), '.cache'), 'taoloop', 'runs');
+}
+
+/** A new trace file name in `folder`: `2025-05-01T09-30-00.123Z-3fa9c1.jsonl`. */
+export function newRunFile(folder: string, now: Date = new Date()): string {
+  const time = now.toISOString().replace(/:/g, '-');
+  return join(folder, `${time}-${randomBytes(3).toString('hex')}.jsonl`);
+}
+
+/** One line of `taoloop runs`. */
+export interface RunSummary {
+  file: string;
+  /** The file name without `.jsonl`. */
+  id: string;
+  /** ISO time the run started (from the header, else the file's modification time). */
+  startedAt: string;
+  question: string;
+  modelId: string;
+  /**
+   * The stop reason; `crashed` for a trace that ends with a `run-error` line, `incomplete` for one that
+   * simply stops (killed, or still running), `unreadable` for a file that is not a trace.
+   */
+  status: string;
+  steps: number;
+  /** Input plus output tokens, when any step reported them. */
+  tokens?: number;
+  costUsd?: number;
+  /** Why the file could not be read (status `unreadable`). */
+  problem?: string;
+}
+
+/** The `.jsonl` files of `folder`, newest first (by name, which starts with the time; then by mtime). */
+export function runFiles(folder: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((n) => n.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  const mtime = (name: string) => {
+    try {
+      return statSync(join(folder, name)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  return names
+    .map((name) => ({ name, mtimeMs: mtime(name) }))
+    .sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : b.mtimeMs - a.mtimeMs))
+    .map(({ name }) => join(folder, name));
+}
+
+/** Summarises one trace file; never throws (a broken file is reported as `unreadable`). */
+export function summarizeRun(file: string): RunSummary {
+  const id = basename(file, '.jsonl');
+  try {
+    const trace = readTrace(file);
+    const { header, result } = trace;
+    const steps = result?.steps ?? trace.steps;
+    const usage = result?.usage ?? {};
+    const reported = [usage.inputTokens, usage.outputTokens].filter((n): n is number => n !== undefined);
+    const stepTokens = steps.flatMap((s) =>
+      [s.usage.inputTokens, s.usage.outputTokens].filter((n): n is number => n !== undefined),
+    );
+    const tokens = result ? reported : stepTokens;
+    const cost = result?.costUsd;
+    return {
+      file,
+      id,
+      startedAt: header.startedAt,
+      question: header.question,
+      modelId: header.modelId,
+      status: result?.status ?? (trace.error === undefined ? 'incomplete' : 'crashed'),
+      steps: steps.length,
+      ...(tokens.length > 0 && { tokens: tokens.reduce((a, b) => a + b, 0) }),
+      ...(cost !== undefined && { costUsd: cost }),
+    };
+  } catch (error) {
+    let startedAt = '';
+    try {
+      startedAt = statSync(file).mtime.toISOString();
+    } catch {}
+    const problem = error instanceof Error ? error.message : String(error);
+    return { file, id, startedAt, question: '', modelId: '', status: 'unreadable', steps: 0, problem };
+  }
+}
+
+/** The newest `limit` runs of `folder`, newest first. */
+export function listRuns(folder: string, limit = 20): RunSummary[] {
+  return runFiles(folder).slice(0, limit).map(summarizeRun);
+}
+
+/**
+ * Finds a run by path, or by id in `folder`: the whole file name, the name without `.jsonl`, or its
+ * trailing short id (`3fa9c1`). `last` is the newest run.
+ *
+ * @returns the file, or `undefined` when nothing matches.
+ */
+export function findRun(ref: string, folder: string, cwd: string = process.cwd()): string | undefined {
+  const asPath = resolve(cwd, ref);
+  if (existsSync(asPath) && statSync(asPath).isFile()) return asPath;
+  const files = runFiles(folder);
+  if (ref === 'last') return files[0];
+  const name = ref.endsWith('.jsonl') ? ref : `${ref}.jsonl`;
+  return files.find((f) => basename(f) === name) ?? files.find((f) => basename(f).endsWith(`-${name}`));
+}

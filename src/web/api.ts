@@ -1,0 +1,235 @@
+/**
+ * The playground's JSON and event-stream endpoints. `server.ts` routes requests here after the origin
+ * checks; every handler validates what the page sent before anything runs.
+ *
+ * @module
+ */
+import { createReadStream, existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApprovalDecision } from '../agent/types.js';
+import type { PriceTable } from '../models/pricing.js';
+import type { Model } from '../models/types.js';
+import type { Tool } from '../tools/types.js';
+import { readTrace } from '../trace/trace.js';
+import { errorMessage } from '../util/own.js';
+import { SECURITY_HEADERS } from './guard.js';
+import { HttpError, openEventStream, readJsonObject, sendJson } from './http.js';
+import { type RunMessage, RunSession } from './run-session.js';
+import { listRuns, newRunId, runFile } from './runs-store.js';
+
+/** The step limit the page's slider allows. */
+export const MAX_STEPS_RANGE = { min: 1, max: 20, default: 8 } as const;
+/** Longest question accepted, in characters. */
+const MAX_QUESTION_CHARS = 4000;
+/** Longest edited tool input accepted, in characters (the tool's own limit still applies). */
+const MAX_EDIT_CHARS = 10_000;
+/** Finished runs kept in memory for viewers; older ones are read back from their trace files. */
+const KEEP_FINISHED = 50;
+
+/** What the endpoints share. */
+export interface PlaygroundContext {
+  /** Model specs the page may pick from; no other spec is ever resolved. */
+  models: readonly string[];
+  /** Shown when `models` is empty. */
+  modelHelp: string;
+  tools: readonly Tool[];
+  createModel: (spec: string) => Promise<Model>;
+  runsDir: string;
+  prices?: PriceTable;
+  sessions: Map<string, RunSession>;
+}
+
+/** `GET /api/config`: the models, tools and step limits the page offers. */
+export function getConfig(ctx: PlaygroundContext, response: ServerResponse): void {
+  sendJson(response, 200, {
+    models: ctx.models,
+    modelHelp: ctx.models.length ? undefined : ctx.modelHelp,
+    tools: ctx.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      effects: tool.effects ?? 'read',
+      needsApproval: tool.needsApproval ?? (tool.effects ?? 'read') !== 'read',
+    })),
+    maxSteps: MAX_STEPS_RANGE,
+  });
+}
+
+/** `GET /api/runs`: past and current runs, newest first. */
+export function getRuns(ctx: PlaygroundContext, response: ServerResponse): void {
+  const runs = listRuns(ctx.runsDir);
+  const live = runs.map((run) => (ctx.sessions.get(run.id)?.active ? { ...run, status: 'running' } : run));
+  sendJson(response, 200, { runs: live });
+}
+
+/** `POST /api/runs` `{ question, model, tools, maxSteps }` → `{ id }`: starts a run. */
+export async function postRun(
+  ctx: PlaygroundContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const body = await readJsonObject(request);
+  const question = typeof body.question === 'string' ? body.question.trim() : '';
+  if (!question) throw new HttpError(400, 'type a question first');
+  if (question.length > MAX_QUESTION_CHARS)
+    throw new HttpError(400, `the question is over ${MAX_QUESTION_CHARS} characters`);
+  const spec = body.model;
+  if (typeof spec !== 'string' || !ctx.models.includes(spec))
+    throw new HttpError(400, `pick one of the configured models: ${ctx.models.join(', ') || '(none)'}`);
+  const tools = pickTools(ctx.tools, body.tools);
+  const maxSteps = body.maxSteps ?? MAX_STEPS_RANGE.default;
+  if (
+    typeof maxSteps !== 'number' ||
+    !Number.isInteger(maxSteps) ||
+    maxSteps < MAX_STEPS_RANGE.min ||
+    maxSteps > MAX_STEPS_RANGE.max
+  )
+    throw new HttpError(
+      400,
+      `maxSteps must be a whole number from ${MAX_STEPS_RANGE.min} to ${MAX_STEPS_RANGE.max}`,
+    );
+  let model: Model;
+  try {
+    model = await ctx.createModel(spec);
+  } catch (error) {
+    throw new HttpError(400, `the model "${spec}" cannot be used: ${errorMessage(error)}`);
+  }
+  const id = newRunId(ctx.runsDir);
+  const file = runFile(ctx.runsDir, id) as string;
+  const session = new RunSession({ id, file, model, question, tools, maxSteps, ...withPrices(ctx) });
+  ctx.sessions.set(id, session);
+  void session.done.then(() => forgetOldSessions(ctx.sessions));
+  sendJson(response, 201, { id });
+}
+
+function withPrices(ctx: PlaygroundContext): { prices?: PriceTable } {
+  return ctx.prices ? { prices: ctx.prices } : {};
+}
+
+/** The offered tools named in `names` (all of them when `names` is absent). */
+function pickTools(offered: readonly Tool[], names: unknown): Tool[] {
+  if (names === undefined) return [...offered];
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+    throw new HttpError(400, 'tools must be a list of tool names');
+  const unknown = names.filter((name) => !offered.some((tool) => tool.name === name));
+  if (unknown.length) throw new HttpError(400, `unknown tools: ${unknown.join(', ')}`);
+  return offered.filter((tool) => names.includes(tool.name));
+}
+
+function forgetOldSessions(sessions: Map<string, RunSession>): void {
+  const finished = [...sessions.values()].filter((s) => !s.active);
+  for (const session of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED)))
+    sessions.delete(session.id);
+}
+
+/**
+ * `GET /api/runs/:id/events`: the run's messages as server-sent events. A run in memory is replayed from
+ * `Last-Event-ID` and followed live; an older run is replayed from its trace file. Both end with
+ * `stream-end`.
+ */
+export function getEvents(
+  ctx: PlaygroundContext,
+  id: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): void {
+  const session = ctx.sessions.get(id);
+  if (!session) {
+    replayTrace(traceFile(ctx, id), response);
+    return;
+  }
+  const send = openEventStream(response);
+  const lastId = Number(request.headers['last-event-id']);
+  const unsubscribe = session.subscribe(
+    (message, index) => {
+      send(message, index);
+      if (message.type === 'stream-end') response.end();
+    },
+    Number.isInteger(lastId) ? lastId + 1 : 0,
+  );
+  response.on('close', unsubscribe);
+}
+
+function replayTrace(file: string, response: ServerResponse): void {
+  let messages: RunMessage[];
+  try {
+    messages = readTrace(file).events.flatMap(({ atMs: _, ...line }) =>
+      line.type === 'model-delta' ? [] : [line],
+    );
+  } catch (error) {
+    throw new HttpError(422, `the trace cannot be read: ${errorMessage(error)}`);
+  }
+  const send = openEventStream(response);
+  messages.forEach((message, index) => {
+    send(message, index);
+  });
+  send({ type: 'stream-end' } satisfies RunMessage, messages.length);
+  response.end();
+}
+
+/** The trace file of run `id`; 404 when the id is malformed or no such file exists. */
+function traceFile(ctx: PlaygroundContext, id: string): string {
+  const file = runFile(ctx.runsDir, id);
+  if (!file || !existsSync(file)) throw new HttpError(404, `no run "${id}"`);
+  return file;
+}
+
+/** `GET /api/runs/:id/trace.jsonl`: the trace file, as a download. */
+export function getTraceFile(ctx: PlaygroundContext, id: string, response: ServerResponse): void {
+  const file = traceFile(ctx, id);
+  response.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'content-disposition': `attachment; filename="taoloop-${id}.jsonl"`,
+  });
+  createReadStream(file).pipe(response);
+}
+
+/**
+ * `POST /api/runs/:id/approvals/:requestId` with `{ type: 'approve' }`, `{ type: 'reject', reason? }` or
+ * `{ type: 'edit', input }`: answers a waiting approval request (409 when it no longer waits).
+ */
+export async function postApproval(
+  ctx: PlaygroundContext,
+  id: string,
+  requestId: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const session = liveSession(ctx, id);
+  const decision = parseDecision(await readJsonObject(request));
+  if (!session.decide(requestId, decision))
+    throw new HttpError(409, `approval request ${requestId} is not waiting (already answered?)`);
+  sendJson(response, 200, { ok: true });
+}
+
+function parseDecision(body: Record<string, unknown>): ApprovalDecision {
+  switch (body.type) {
+    case 'approve':
+      return { type: 'approve' };
+    case 'reject':
+      return typeof body.reason === 'string' && body.reason.trim()
+        ? { type: 'reject', reason: body.reason.trim().slice(0, 500) }
+        : { type: 'reject' };
+    case 'edit':
+      if (typeof body.input !== 'string' || body.input.length > MAX_EDIT_CHARS)
+        throw new HttpError(
+          400,
+          `an edit needs the new input as a string of at most ${MAX_EDIT_CHARS} characters`,
+        );
+      return { type: 'edit', input: body.input };
+    default:
+      throw new HttpError(400, 'type must be "approve", "reject" or "edit"');
+  }
+}
+
+/** `POST /api/runs/:id/stop`: aborts the run. */
+export function postStop(ctx: PlaygroundContext, id: string, response: ServerResponse): void {
+  liveSession(ctx, id).stop();
+  sendJson(response, 202, { ok: true });
+}
+
+function liveSession(ctx: PlaygroundContext, id: string): RunSession {
+  const session = ctx.sessions.get(id);
+  if (!session) throw new HttpError(404, `no run "${id}" in progress`);
+  return session;
+}

@@ -1,0 +1,183 @@
+/**
+ * `startPlayground`: a small node:http server with a page to run an agent and watch its trace live.
+ *
+ * Routes (all behind the Host / Origin checks of `guard.ts`):
+ * - `GET /`, `/app.js`, `/app.css`: the page;
+ * - `GET /api/config`; `GET /api/runs`; `POST /api/runs`;
+ * - `GET /api/runs/:id/events` (server-sent events), `GET /api/runs/:id/trace.jsonl`;
+ * - `POST /api/runs/:id/approvals/:requestId`, `POST /api/runs/:id/stop`.
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { PriceTable } from '../models/pricing.js';
+import { defaultModelSpec, describeModelSetup, resolveModelSpec } from '../models/spec.js';
+import type { Model } from '../models/types.js';
+import type { Tool } from '../tools/types.js';
+import { runsFolder } from '../trace/runs.js';
+import { errorMessage } from '../util/own.js';
+import {
+  getConfig,
+  getEvents,
+  getRuns,
+  getTraceFile,
+  type PlaygroundContext,
+  postApproval,
+  postRun,
+  postStop,
+} from './api.js';
+import { type BoundAddress, isLoopbackHost, requestProblem } from './guard.js';
+import { HttpError, send, sendError } from './http.js';
+import { PAGE_CSS, PAGE_HTML, PAGE_SCRIPT } from './page.js';
+
+/** Options for {@link startPlayground}. */
+export interface PlaygroundOptions {
+  /** Port to listen on; `0` picks a free one. @default 7777 */
+  port?: number;
+  /**
+   * Host to bind. Anything but a loopback address lets other machines run tools here, so it must be given
+   * on purpose, and a warning is printed.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /** Model specs offered on the page (e.g. `openai:gpt-4o-mini`), before the default one from the environment. */
+  models?: readonly string[];
+  /** Tools offered on the page; each run gets the ones ticked. @default [calculator] */
+  tools?: readonly Tool[];
+  /** Builds the model for a run from one of the offered specs. @default resolveModelSpec */
+  createModel?: (spec: string) => Promise<Model>;
+  /** Where each run's JSONL trace is written and past runs are read from. @default runsFolder(): `.taoloop/runs/` or the cache */
+  runsDir?: string;
+  /** Prices for the cost counter, merged over the built-in table. */
+  prices?: PriceTable;
+  /** Environment for the default model spec and API keys. @default process.env */
+  env?: NodeJS.ProcessEnv;
+  /** Where warnings go (the non-loopback one). @default a line on stderr */
+  warn?: (message: string) => void;
+}
+
+/** A running playground. */
+export interface Playground {
+  /** The page's address, e.g. `http://127.0.0.1:7777/`. */
+  url: string;
+  /** Stops every run, closes open event streams and the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the playground server and resolves once it listens.
+ *
+ * @throws {Error} when the port is taken or the host cannot be bound (the `listen` error, e.g.
+ * `EADDRINUSE`).
+ * @example
+ * ```ts
+ * const playground = await startPlayground({ port: 0, models: ['openai:gpt-4o-mini'] });
+ * console.log(`open ${playground.url}`);
+ * ```
+ */
+export async function startPlayground(options: PlaygroundOptions = {}): Promise<Playground> {
+  const host = options.host ?? '127.0.0.1';
+  const env = options.env ?? process.env;
+  if (!isLoopbackHost(host)) {
+    const warn = options.warn ?? ((m: string) => process.stderr.write(`taoloop: warning: ${m}\n`));
+    warn(
+      `the playground listens on ${host}: anyone who can reach this address can run the model and its tools on this machine.`,
+    );
+  }
+  const ctx = await createContext(options, env);
+  const bound: BoundAddress = { host, port: options.port ?? 7777 };
+  const server = createServer((request, response) => {
+    handle(ctx, bound, request, response).catch((error: unknown) => fail(response, error));
+  });
+  await listen(server, bound.port, host);
+  bound.port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${displayHost(host)}:${bound.port}/`,
+    close: () => closeServer(server, ctx),
+  };
+}
+
+async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv): Promise<PlaygroundContext> {
+  const fallback = defaultModelSpec(env);
+  const models = [...new Set([...(options.models ?? []), ...(fallback ? [fallback] : [])])];
+  const tools = options.tools ?? [(await import('../tools/calculator.js')).calculator];
+  return {
+    models,
+    modelHelp: describeModelSetup(),
+    tools,
+    createModel: options.createModel ?? ((spec) => resolveModelSpec(spec, env)),
+    runsDir: options.runsDir ?? runsFolder(process.cwd(), env),
+    ...(options.prices && { prices: options.prices }),
+    sessions: new Map(),
+  };
+}
+
+/** Checks the request, then dispatches it to the page or an API handler. */
+async function handle(
+  ctx: PlaygroundContext,
+  bound: BoundAddress,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const problem = requestProblem(request, bound);
+  if (problem) return sendError(response, 403, `refused: ${problem}.`);
+  const method = request.method ?? 'GET';
+  const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
+  if (method === 'GET') {
+    if (path === '/') return send(response, 200, 'text/html; charset=utf-8', PAGE_HTML);
+    if (path === '/app.js') return send(response, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
+    if (path === '/app.css') return send(response, 200, 'text/css; charset=utf-8', PAGE_CSS);
+    if (path === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
+    if (path === '/api/config') return getConfig(ctx, response);
+    if (path === '/api/runs') return getRuns(ctx, response);
+  }
+  if (method === 'POST' && path === '/api/runs') return postRun(ctx, request, response);
+  const run = /^\/api\/runs\/([^/]+)\/(events|trace\.jsonl|stop|approvals\/([^/]+))$/.exec(path);
+  const id = run?.[1] && decodeURIComponent(run[1]);
+  if (run && id) {
+    const [, , action, requestId] = run;
+    if (method === 'GET' && action === 'events') return getEvents(ctx, id, request, response);
+    if (method === 'GET' && action === 'trace.jsonl') return getTraceFile(ctx, id, response);
+    if (method === 'POST' && action === 'stop') return postStop(ctx, id, response);
+    if (method === 'POST' && requestId)
+      return postApproval(ctx, id, decodeURIComponent(requestId), request, response);
+  }
+  throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+}
+
+/** Answers an error: an {@link HttpError} with its status, anything else as 500. */
+function fail(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  if (error instanceof HttpError) sendError(response, error.status, error.message);
+  else if (error instanceof URIError) sendError(response, 400, 'malformed URL');
+  else sendError(response, 500, `internal error: ${errorMessage(error)}`);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+async function closeServer(server: Server, ctx: PlaygroundContext): Promise<void> {
+  const sessions = [...ctx.sessions.values()];
+  for (const session of sessions) session.stop();
+  await Promise.all(sessions.map((s) => s.done));
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

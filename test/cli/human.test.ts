@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readTrace } from '../../src/trace/trace.js';
+import { ROOT } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { spawnPty } from '../helpers/pty.js';
+import { BIN, cliEnv, plain } from './support.js';
+
+const FAN = 'Why is my laptop fan loud when it is idle?';
+
+test('ask: the model asks the person to check things, and their answers are the observations', async () => {
+  const server = await startFakeOpenAI({
+    replies: [
+      'Thought: Something may be using the CPU.\nAction: human[Open the task manager and tell me the top process by CPU]',
+      'Thought: The indexer explains the load.\nAnswer: The search indexer is busy; let it finish or pause indexing.',
+    ],
+  });
+  try {
+    const { env } = cliEnv();
+    const args = ['ask', FAN, '--model', `openai-compatible:${server.baseURL}#m`];
+    const pty = spawnPty(process.execPath, [BIN, ...args], { cwd: ROOT, env });
+    await pty.waitFor(/What did you observe\? /);
+    assert.match(
+      pty.output(),
+      /The agent asks you to: Open the task manager and tell me the top process by CPU/,
+    );
+    pty.type('SearchIndexer at 45% CPU\r');
+    assert.equal(await pty.exited, 0, pty.output());
+    const out = plain(pty.output());
+    assert.match(out, /Observation: SearchIndexer at 45% CPU/);
+    assert.match(out, /Answer: The search indexer is busy/);
+    const system = server.requests[0]?.messages[0]?.content ?? '';
+    assert.match(system, /- human\[what to do or check\]/);
+    assert.doesNotMatch(system, /- calculator\[/, 'ask offers the human tool only');
+    assert.match(system, /The person at the terminal performs each action/);
+    assert.match(JSON.stringify(server.requests[1]?.messages), /Observation: SearchIndexer at 45% CPU/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('ask --lang pt: labels, prompt and messages in Portuguese', async () => {
+  const server = await startFakeOpenAI({
+    replies: [
+      'Pensamento: Algo pode estar usando a CPU.\nAção: human[Abra o gerenciador de tarefas e diga o processo que mais usa CPU]',
+      'Pensamento: O indexador explica.\nResposta: O indexador de busca está ocupado.',
+    ],
+  });
+  try {
+    const args = [
+      'ask',
+      'Por que o ventilador faz barulho?',
+      '--lang',
+      'pt',
+      '--model',
+      `openai-compatible:${server.baseURL}#m`,
+    ];
+    const pty = spawnPty(process.execPath, [BIN, ...args], { cwd: ROOT, env: cliEnv().env });
+    await pty.waitFor(/O que você observou\? /);
+    assert.match(pty.output(), /O agente pede que você: Abra o gerenciador de tarefas/);
+    pty.type('SearchIndexer com 45% da CPU\r');
+    assert.equal(await pty.exited, 0, pty.output());
+    const out = plain(pty.output());
+    assert.match(out, /Observação: SearchIndexer com 45% da CPU/);
+    assert.match(out, /Resposta: O indexador de busca está ocupado\./);
+    assert.match(out, /— answered · 2 passos/);
+    const system = server.requests[0]?.messages[0]?.content ?? '';
+    assert.match(system, /Pensamento: /);
+    assert.match(system, /Escreva em português\./);
+    assert.match(system, /A pessoa no terminal faz cada ação/);
+    assert.match(system, /- human\[what to do or check\]: Pede à pessoa no terminal/);
+    assert.match(server.requests[0]?.messages[1]?.content ?? '', /^Pergunta: /);
+  } finally {
+    await server.close();
+  }
+});
+
+test('--model human: the person writes Thought and Action, real tools answer', async () => {
+  const { env, runs } = cliEnv();
+  const args = ['run', 'What is 17 * 23?', '--model', 'human', '--tools', 'calculator'];
+  const pty = spawnPty(process.execPath, [BIN, ...args], { cwd: ROOT, env });
+  await pty.waitFor(/an empty line ends the turn\.\n?\r?\n?> /);
+  const first = plain(pty.output());
+  assert.match(first, /You are the model\./);
+  assert.match(first, /----- system prompt -----/);
+  assert.match(first, /- calculator\[/);
+  assert.match(first, /Question: What is 17 \* 23\?/);
+  pty.type('Thought: I multiply with the calculator.\rAction: calculator[17 * 23]\r\r');
+  await pty.waitFor(/Observation: 391[\s\S]*Your turn/);
+  pty.type('Thought: The calculator said 391.\rAnswer: 391\r\r');
+  assert.equal(await pty.exited, 0, pty.output());
+  const out = plain(pty.output());
+  assert.match(out, /Action: calculator\[17 \* 23\]\n {2}Observation: 391/);
+  assert.match(out, /Answer: 391/);
+  assert.match(out, /tokens unknown/);
+  const [file] = readdirSync(runs);
+  const trace = readTrace(join(runs, file ?? ''));
+  assert.equal(trace.header.modelId, 'human');
+  assert.equal(trace.result?.answer, '391');
+  assert.equal(
+    trace.steps[0]?.modelText,
+    'Thought: I multiply with the calculator.\nAction: calculator[17 * 23]',
+  );
+});

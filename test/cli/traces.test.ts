@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { readTrace } from '../../src/trace/trace.js';
+import { runCli } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { cliEnv, spawnCli, tempDir, until } from './support.js';
+
+const READ_SCRIPT = [
+  'Thought: I should read the notes.\nAction: read_file[notes.txt]',
+  'Thought: The notes say it.\nAnswer: blue',
+];
+
+/** Records one run that reads notes.txt under a temp root; returns the trace file and the root. */
+async function recordReadRun(env: NodeJS.ProcessEnv) {
+  const root = tempDir('taoloop-root-');
+  writeFileSync(join(root, 'notes.txt'), 'The sky is blue.');
+  const server = await startFakeOpenAI({ replies: READ_SCRIPT });
+  try {
+    const args = ['run', 'What colour is the sky?', '--tools', 'read_file', '--root', root, '--json'];
+    const { code, stdout } = await runCli([...args, '--model', `openai-compatible:${server.baseURL}#m`], {
+      env,
+    });
+    assert.equal(code, 0);
+    return { file: JSON.parse(stdout).trace as string, root };
+  } finally {
+    await server.close();
+  }
+}
+
+test('every run is written to the runs folder; trace prints it back as the transcript', async () => {
+  const { env, runs } = cliEnv();
+  const { file } = await recordReadRun(env);
+  assert.equal(join(file, '..'), runs);
+  assert.match(file, /\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-[0-9a-f]{6}\.jsonl$/);
+  const trace = readTrace(file);
+  assert.equal(trace.header.version, 1);
+  assert.equal(trace.result?.status, 'answered');
+  assert.deepEqual((trace.header.meta?.cli as { tools: string[] } | undefined)?.tools, ['read_file']);
+
+  for (const ref of [file, 'last', file.slice(-12, -6)]) {
+    const { code, stdout } = await runCli(['trace', ref], { env });
+    assert.equal(code, 0, ref);
+    const expected = [
+      'Question: What colour is the sky?',
+      'Thought: I should read the notes.',
+      'Action: read_file[notes.txt]',
+      '  Observation: The sky is blue.',
+      'Thought: The notes say it.',
+      'Answer: blue',
+      '— answered · 2 steps',
+    ];
+    let at = 0;
+    for (const line of expected) {
+      const found = stdout.indexOf(line, at);
+      assert.ok(found >= at, `missing or out of order: ${line}\n---\n${stdout}`);
+      at = found + line.length;
+    }
+  }
+});
+
+test('replay: identical observations exit 0; a changed file is reported with both texts and exit 1', async () => {
+  const { env } = cliEnv();
+  const { file, root } = await recordReadRun(env);
+  const same = await runCli(['replay', file], { env });
+  assert.equal(same.code, 0, same.stdout + same.stderr);
+  assert.match(same.stdout, /step 1 {2}read_file\[notes\.txt\] {2}same/);
+  assert.match(same.stdout, /identical/);
+
+  writeFileSync(join(root, 'notes.txt'), 'The sky is grey.');
+  const changed = await runCli(['replay', file], { env });
+  assert.equal(changed.code, 1);
+  assert.match(
+    changed.stdout,
+    /step 1 {2}read_file\[notes\.txt\] {2}differs\n {2}recorded: The sky is blue\.\n {2}now: {6}The sky is grey\./,
+  );
+  assert.match(changed.stdout, /1 of 2 steps differ/);
+
+  const json = await runCli(['replay', file, '--json'], { env });
+  assert.equal(json.code, 1);
+  const report = JSON.parse(json.stdout);
+  assert.equal(report.identical, false);
+  assert.deepEqual(report.differences, [
+    { step: 1, action: 'read_file[notes.txt]', recorded: 'The sky is blue.', now: 'The sky is grey.' },
+  ]);
+});
+
+test('runs lists recent runs newest first, tolerating broken files', async () => {
+  const { env, runs } = cliEnv();
+  await recordReadRun(env);
+  const { file: newest } = await recordReadRun(env);
+  writeFileSync(join(runs, '2000-01-01T00-00-00.000Z-broken.jsonl'), 'not json at all\n{"also": "bad"}\n');
+  const { code, stdout } = await runCli(['runs'], { env });
+  assert.equal(code, 0);
+  const lines = stdout.trim().split('\n');
+  assert.match(lines[0] ?? '', /^time +question +model +status +steps +tokens +cost +id$/);
+  assert.equal(lines.length, 4);
+  assert.match(lines[1] ?? '', /What colour is the sky\? +openai-compatible:.* +answered +2 +\d+ +- +/);
+  assert.ok(lines[1]?.includes(newest.slice(-12, -6)), 'newest first');
+  assert.match(lines[3] ?? '', /unreadable/);
+
+  const limited = await runCli(['runs', '--limit', '1', '--json'], { env });
+  const listed = JSON.parse(limited.stdout);
+  assert.equal(listed.runs.length, 1);
+  assert.equal(listed.runs[0].file, newest);
+  assert.equal(listed.runs[0].status, 'answered');
+});
+
+test("a project's .taoloop/runs/ folder is used when it exists", async () => {
+  const cwd = tempDir('taoloop-project-');
+  mkdirSync(join(cwd, '.taoloop', 'runs'), { recursive: true });
+  const { env, runs } = cliEnv();
+  const server = await startFakeOpenAI({ replies: ['Thought: easy.\nAnswer: 4'] });
+  try {
+    const { code } = await runCli(['run', '2 + 2?', '--model', `openai-compatible:${server.baseURL}#m`], {
+      env,
+      cwd,
+    });
+    assert.equal(code, 0);
+  } finally {
+    await server.close();
+  }
+  assert.equal(readdirSync(join(cwd, '.taoloop', 'runs')).length, 1);
+  assert.equal(existsSync(runs), false, 'nothing in the cache folder');
+});
+
+test('--trace FILE writes the trace there', async () => {
+  const { env, runs } = cliEnv();
+  const file = join(tempDir(), 'sub', 'my-run.jsonl');
+  const server = await startFakeOpenAI({ replies: ['Thought: easy.\nAnswer: 4'] });
+  try {
+    const args = ['run', '2 + 2?', '--trace', file, '--model', `openai-compatible:${server.baseURL}#m`];
+    const { code, stderr } = await runCli(args, { env });
+    assert.equal(code, 0);
+    assert.match(stderr, /trace: .*my-run\.jsonl/);
+  } finally {
+    await server.close();
+  }
+  assert.equal(readTrace(file).result?.answer, '4');
+  assert.equal(existsSync(runs), false);
+});
+
+test('Ctrl-C while the model streams ends the run as aborted, with a complete trace', async () => {
+  const { env } = cliEnv();
+  const file = join(tempDir(), 'interrupted.jsonl');
+  // 40 characters a second: the first turn takes about 2 s to arrive.
+  const server = await startFakeOpenAI({ replies: READ_SCRIPT, chunkSize: 4, chunkDelayMs: 100 });
+  try {
+    const args = ['run', 'q', '--trace', file, '--model', `openai-compatible:${server.baseURL}#m`];
+    const cli = spawnCli(args, { env });
+    await until(() =>
+      existsSync(file) && readFileSync(file, 'utf8').includes('"model-start"') ? true : undefined,
+    );
+    await new Promise((r) => setTimeout(r, 300)); // let some of the stream arrive
+    cli.child.kill('SIGINT');
+    const { code } = await cli.exited;
+    assert.equal(code, 1, cli.stderr());
+    assert.match(cli.stderr(), /Stopping the run… \(press Ctrl-C again to quit at once\)/);
+    assert.match(cli.stdout(), /No answer: the run was aborted\./);
+    assert.doesNotMatch(cli.stderr(), /\n\s+at /);
+  } finally {
+    await server.close();
+  }
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    lines.map((l) => l.type),
+    ['trace-start', 'run-start', 'model-start', 'run-end'],
+  );
+  const trace = readTrace(file);
+  assert.equal(trace.result?.status, 'aborted');
+  assert.equal(trace.header.question, 'q');
+});

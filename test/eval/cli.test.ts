@@ -1,0 +1,174 @@
+/**
+ * `taoloop eval` from the command line: a whole run against a local OpenAI-compatible server on 127.0.0.1
+ * with the local Wikipedia corpus, the replay of recorded runs, and usage errors (exit 2) that say what to
+ * change.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { cleanEnv } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { oracleAnswers } from './helpers/oracle-model.js';
+
+const child = fileURLToPath(new URL('./helpers/cli-child.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+
+function taoloop(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', child, 'eval', ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d) => (stdout += d));
+    proc.stderr.on('data', (d) => (stderr += d));
+    proc.on('error', reject);
+    proc.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('taoloop eval', () => {
+  test('runs strategies against a local server and writes results, report and chart', async () => {
+    const answers = oracleAnswers(fixture('eval-qa.jsonl'));
+    const server = await startFakeOpenAI({
+      replies: (request) => {
+        const question = (request.messages[1]?.content ?? '').replace(/^Question: /, '');
+        const answer = answers.get(question) ?? 'unknown';
+        if (!request.messages[0]?.content.includes('Tools:')) return `Thought: easy.\nAnswer: ${answer}`;
+        return request.messages.some((m) => m.role === 'assistant')
+          ? `Thought: found it.\nAction: finish[${answer}]`
+          : 'Thought: search.\nAction: search[London]';
+      },
+      usage: { promptTokens: 50, completionTokens: 5 },
+    });
+    try {
+      const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-cli-'));
+      const args = [
+        '--dataset',
+        fixture('eval-qa.jsonl'),
+        '--strategy',
+        'cot,react',
+        '--model',
+        `openai-compatible:${server.baseURL}#tiny`,
+        '--prompts',
+        fixture('eval-prompts.json'),
+        '--wiki-corpus',
+        fixture('wiki-corpus.jsonl'),
+        '--limit',
+        '4',
+        '--concurrency',
+        '2',
+        '--out',
+        out,
+      ];
+      const result = await taoloop(args);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^strategy\s+items\s+EM\s+F1/m);
+      assert.match(result.stdout, /^cot\s+4\s+50\.0%\s+50\.0%\s+1\.00\s+200\/20/m);
+      assert.match(result.stdout, /^react\s+4\s+50\.0%\s+50\.0%\s+2\.00\s+400\/40/m);
+      assert.equal(result.stderr, ''); // no progress bar when stderr is not a terminal
+      assert.equal(readFileSync(join(out, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).length, 8);
+      assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'chart.svg')));
+      const calls = server.requests.length;
+      const again = await taoloop(args);
+      assert.equal(again.code, 0);
+      assert.equal(server.requests.length, calls, 'the rerun made no model call');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('Ctrl-C keeps the finished results, exits 1, and a rerun finishes the rest', async () => {
+    const server = await startFakeOpenAI({ replies: () => 'Answer: London', responseDelayMs: 150 });
+    try {
+      const out = mkdtempSync(join(tmpdir(), 'taoloop-sigint-'));
+      const results = join(out, 'results.jsonl');
+      const args = [
+        ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'standard', '--concurrency', '1'],
+        ...['--model', `openai-compatible:${server.baseURL}#tiny`, '--prompts', fixture('eval-prompts.json')],
+        ...['--out', out],
+      ];
+      const proc = spawn(process.execPath, ['--import', 'tsx', child, 'eval', ...args], {
+        cwd: ROOT,
+        env: cleanEnv(),
+      });
+      let stderr = '';
+      proc.stderr.on('data', (d) => (stderr += d));
+      const closed = new Promise<number | null>((resolve) => proc.on('close', resolve));
+      const lines = () =>
+        existsSync(results) ? readFileSync(results, 'utf8').split('\n').filter(Boolean).length : 0;
+      while (lines() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      proc.kill('SIGINT');
+      assert.equal(await closed, 1, stderr);
+      assert.match(
+        stderr,
+        /not finished; \d results are kept in .*results\.jsonl\. Run the same command again/,
+      );
+      const kept = lines();
+      assert.ok(kept >= 2 && kept < 8, `kept ${kept}`);
+      const rerun = await taoloop(args);
+      assert.equal(rerun.code, 0, rerun.stderr);
+      assert.equal(lines(), 8);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--replay-trajectories prints both scores and the runs that changed', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'taoloop-replay-cli-'));
+    const result = await taoloop([
+      '--replay-trajectories',
+      fixture('eval-fever-replay-sample.jsonl'),
+      '--out',
+      out,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /Paper environment \(strict action matching\): \*\*4 \/ 9\*\*/);
+    assert.match(result.stdout, /taoloop parser and loop: \*\*5 \/ 9\*\*/);
+    assert.match(
+      result.stdout,
+      /\| 3522 \| NOT ENOUGH INFO \| "", reward 0, forced-finish after 7\/7 turns \| "NOT ENOUGH INFO", reward 1, answered after 3\/7 turns \|/,
+    );
+    assert.ok(existsSync(join(out, 'replay.md')));
+  });
+
+  test('usage errors exit 2 and say what to change', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'taoloop-usage-'));
+    const model = ['--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--out', out];
+    const noDataset = await taoloop([...model]);
+    assert.equal(noDataset.code, 2);
+    assert.match(noDataset.stderr, /--dataset is required/);
+    const badStrategy = await taoloop(['--dataset', 'fever', '--strategy', 'react,tot', ...model]);
+    assert.equal(badStrategy.code, 2);
+    assert.match(badStrategy.stderr, /unknown strategy "tot"; choose from standard, cot, cot-sc, act, react/);
+    if (!existsSync(join(ROOT, '..', 'shared', 'react-data'))) {
+      const noData = await taoloop(
+        ['--dataset', 'hotpotqa', '--out', mkdtempSync(join(tmpdir(), 'taoloop-x-')), ...model],
+        cleanEnv({ TAOLOOP_REACT_DATA: '/nonexistent/react-data' }),
+      );
+      assert.equal(noData.code, 2);
+      assert.match(noData.stderr, /ReAct data folder .* was not found[\s\S]*TAOLOOP_REACT_DATA/);
+    }
+    const badDir = await taoloop([
+      '--dataset',
+      'hotpotqa',
+      '--data-dir',
+      '/nonexistent/react-data',
+      ...model,
+    ]);
+    assert.equal(badDir.code, 2);
+    assert.match(badDir.stderr, /was not found; looked in:\n {2}\/nonexistent\/react-data/);
+    const noPrompt = await taoloop([
+      '--dataset',
+      fixture('eval-qa.jsonl'),
+      '--prompts',
+      fixture('wiki-corpus.jsonl'),
+      ...model,
+    ]);
+    assert.equal(noPrompt.code, 2);
+    assert.match(noPrompt.stderr, /is not valid JSON/);
+  });
+});

@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readTrace } from '../../src/trace/trace.js';
+import { hostProblem, isLoopbackHost } from '../../src/web/guard.js';
+import type { RunMessage } from '../../src/web/run-session.js';
+import { startPlayground } from '../../src/web/server.js';
+import { followRun, postJson, rawRequest, startTestPlayground, type TestPlayground } from './helpers.js';
+
+const TURNS = [
+  'Thought: I need the yearly price.\nAction: calculator[20 * 12 * 7]',
+  'Thought: I will save the total.\nAction: write_note[total: 1680]',
+  'Thought: The note is saved.\nAnswer: $1,680 per year',
+];
+
+describe('who may talk to the playground', () => {
+  let playground: TestPlayground;
+  before(async () => {
+    playground = await startTestPlayground(TURNS);
+  });
+  after(() => playground.close());
+
+  test('a request from a foreign Origin is refused with 403', async () => {
+    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1:1', 'https://127.0.0.1']) {
+      const get = await rawRequest(`${playground.origin}/api/config`, { headers: { origin } });
+      assert.equal(get.status, 403, origin);
+      assert.match(JSON.parse(get.body).error, /origin/);
+      const post = await rawRequest(`${playground.origin}/api/runs`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'q', model: 'scripted' }),
+      });
+      assert.equal(post.status, 403, origin);
+    }
+    const runs = await rawRequest(`${playground.origin}/api/runs`);
+    assert.deepEqual(JSON.parse(runs.body).runs, [], 'nothing was started');
+  });
+
+  test('a POST without an Origin, and a cross-site fetch, are refused', async () => {
+    const noOrigin = await rawRequest(`${playground.origin}/api/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'q', model: 'scripted' }),
+    });
+    assert.equal(noOrigin.status, 403);
+    const crossSite = await rawRequest(`${playground.origin}/api/config`, {
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors' },
+    });
+    assert.equal(crossSite.status, 403);
+    const linkedPage = await rawRequest(`${playground.origin}/`, {
+      headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' },
+    });
+    assert.equal(linkedPage.status, 200, 'a link to the playground from elsewhere still opens the page');
+  });
+
+  test('a bad Host (DNS rebinding) is refused with 403', async () => {
+    const port = new URL(playground.url).port;
+    for (const host of [
+      `evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `127.0.0.1:${Number(port) + 1}`,
+    ]) {
+      const response = await rawRequest(`${playground.origin}/api/config`, { headers: { host } });
+      assert.equal(response.status, 403, host);
+      assert.match(JSON.parse(response.body).error, /Host/);
+    }
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
+      const response = await rawRequest(`${playground.origin}/api/config`, { headers: { host } });
+      assert.equal(response.status, 200, host);
+    }
+  });
+
+  test('the page is served with a Content-Security-Policy and no inline script', async () => {
+    const page = await rawRequest(`${playground.origin}/`);
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers['content-security-policy']), /default-src 'self'.*script-src 'self'/);
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    assert.doesNotMatch(page.body, /<script>|<script [^>]*>[^<]/, 'scripts only by src');
+    const script = await rawRequest(`${playground.origin}/app.js`);
+    assert.match(String(script.headers['content-type']), /text\/javascript/);
+    assert.doesNotMatch(script.body, /innerHTML|insertAdjacentHTML|outerHTML|document\.write/);
+  });
+
+  test('guard helpers: loopback names and Host checks', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]'])
+      assert.ok(isLoopbackHost(host), host);
+    for (const host of ['0.0.0.0', '10.0.0.1', 'example.com', '::']) assert.ok(!isLoopbackHost(host), host);
+    assert.match(String(hostProblem(undefined, { host: '127.0.0.1', port: 80 })), /no Host/);
+    const wide = { host: '0.0.0.0', port: 80 };
+    assert.equal(hostProblem('192.168.1.5:80', wide), undefined, 'an IP literal needs no DNS');
+    assert.match(String(hostProblem('attacker.example:80', wide)), /does not name/);
+    assert.equal(hostProblem('box.lan:80', { host: 'box.lan', port: 80 }), undefined);
+    assert.match(String(hostProblem('192.168.1.5:80', { host: '127.0.0.1', port: 80 })), /does not name/);
+  });
+});
+
+describe('runs through the API', () => {
+  let playground: TestPlayground;
+  before(async () => {
+    playground = await startTestPlayground(TURNS);
+  });
+  after(() => playground.close());
+
+  test('a run streams its events, waits for approval, and runs the edited input', async () => {
+    const started = await postJson(playground, '/api/runs', {
+      question: 'How much per year for 7 developers?',
+      model: 'scripted',
+      tools: ['calculator', 'write_note'],
+      maxSteps: 5,
+    });
+    assert.equal(started.status, 201);
+    const id = String(started.body.id);
+    const messages = await followRun(playground, id, async (message) => {
+      if (message.type !== 'approval-pending') return;
+      assert.equal(message.tool, 'write_note');
+      const answer = await postJson(playground, `/api/runs/${id}/approvals/${message.requestId}`, {
+        type: 'edit',
+        input: 'yearly total: 1680',
+      });
+      assert.equal(answer.status, 200);
+    });
+    const types = messages.map((m) => m.type);
+    assert.deepEqual(types.slice(0, 2), ['run-start', 'model-start']);
+    assert.ok(types.indexOf('approval-start') < types.indexOf('approval-pending'));
+    assert.ok(types.indexOf('approval-pending') < types.indexOf('approval-end'));
+    const end = messages.find((m): m is Extract<RunMessage, { type: 'run-end' }> => m.type === 'run-end');
+    assert.equal(end?.result.status, 'answered');
+    assert.equal(end?.result.answer, '$1,680 per year');
+    assert.deepEqual(playground.notes, ['yearly total: 1680']);
+
+    const trace = await rawRequest(`${playground.origin}/api/runs/${id}/trace.jsonl`);
+    assert.equal(trace.status, 200);
+    assert.match(String(trace.headers['content-disposition']), /attachment; filename="taoloop-.*\.jsonl"/);
+    assert.equal(JSON.parse(trace.body.split('\n')[0] ?? '').format, 'taoloop-trace');
+    const written = readTrace(`${playground.runsDir}/${id}.jsonl`);
+    assert.equal(written.result?.status, 'answered');
+    assert.equal(written.steps.length, 3);
+
+    const runs = JSON.parse((await rawRequest(`${playground.origin}/api/runs`)).body).runs;
+    assert.equal(runs[0].id, id);
+    assert.equal(runs[0].status, 'answered');
+    assert.equal(runs[0].file, undefined, 'no file paths leave the server');
+  });
+
+  test('a past run is replayed from its trace file by another server', async () => {
+    const { id } = (
+      await postJson(playground, '/api/runs', {
+        question: 'twice?',
+        model: 'scripted',
+        tools: ['calculator'],
+      })
+    ).body as { id: string };
+    await followRun(playground, id);
+    const other = await startPlayground({ port: 0, env: {}, runsDir: playground.runsDir });
+    try {
+      const replay = await followRun({ ...playground, origin: other.url.replace(/\/$/, '') }, id);
+      const types = replay.map((m) => m.type);
+      assert.equal(types.at(0), 'run-start');
+      assert.deepEqual(types.slice(-2), ['run-end', 'stream-end']);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('stop aborts a run that waits for approval', async () => {
+    const { id } = (await postJson(playground, '/api/runs', { question: 'stop me', model: 'scripted' }))
+      .body as {
+      id: string;
+    };
+    const messages = await followRun(playground, id, async (message) => {
+      if (message.type === 'approval-pending')
+        assert.equal((await postJson(playground, `/api/runs/${id}/stop`, {})).status, 202);
+    });
+    const end = messages.find((m): m is Extract<RunMessage, { type: 'run-end' }> => m.type === 'run-end');
+    assert.equal(end?.result.status, 'aborted');
+    const decision = messages.find((m) => m.type === 'approval-end');
+    assert.deepEqual(decision?.type === 'approval-end' && decision.decision, {
+      type: 'reject',
+      reason: 'the run was stopped',
+    });
+    const late = await postJson(playground, `/api/runs/${id}/approvals/1`, { type: 'approve' });
+    assert.equal(late.status, 409, 'an approval that no longer waits');
+  });
+
+  test('bad requests are refused before anything runs', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ question: ' ', model: 'scripted' }, /question/],
+      [{ question: 'q', model: 'openai-compatible:http://169.254.169.254/v1#x' }, /configured models/],
+      [{ question: 'q', model: 'scripted', maxSteps: 21 }, /maxSteps/],
+      [{ question: 'q', model: 'scripted', maxSteps: 0 }, /maxSteps/],
+      [{ question: 'q', model: 'scripted', tools: ['rm_rf'] }, /unknown tools: rm_rf/],
+    ];
+    for (const [body, error] of cases) {
+      const response = await postJson(playground, '/api/runs', body);
+      assert.equal(response.status, 400, JSON.stringify(body));
+      assert.match(String(response.body.error), error);
+    }
+    for (const id of ['..%2F..%2Fetc%2Fpasswd', '.hidden', 'no-such-run']) {
+      const response = await rawRequest(`${playground.origin}/api/runs/${id}/trace.jsonl`);
+      assert.equal(response.status, 404, id);
+    }
+  });
+});
+
+test('a non-loopback host is allowed only when asked for, with a warning', async () => {
+  const warnings: string[] = [];
+  const playground = await startPlayground({
+    port: 0,
+    host: '0.0.0.0',
+    env: {},
+    warn: (m) => warnings.push(m),
+  });
+  try {
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /anyone who can reach this address can run/);
+  } finally {
+    await playground.close();
+  }
+  const local = await startPlayground({ port: 0, env: {}, warn: (m) => warnings.push(m) });
+  assert.match(local.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+  await local.close();
+  assert.equal(warnings.length, 1, 'no warning for the default loopback host');
+});

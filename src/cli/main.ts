@@ -97,6 +97,24 @@ function buildProgram(setExit: (code: number) => void): Command {
       const { runsCommand } = await import('./commands/runs.js');
       setExit(runsCommand(options));
     });
+  program
+    .command('models')
+    .description(
+      'Show which model a run would use and why: --model, $TAOLOOP_MODEL, a provider API key, a local Ollama, the embedded model.',
+    )
+    .option('-m, --model <spec>', 'a model spec to check (as run --model)')
+    .option('--json', 'print the candidates and the choice as JSON', false)
+    .action(async (options: { model?: string; json: boolean }) => {
+      const { describeModelChoices, formatModelChoices } = await import('../models/choose.js');
+      const description = await describeModelChoices({
+        ...(options.model !== undefined && { flag: options.model }),
+        env: process.env,
+      });
+      process.stdout.write(
+        options.json ? `${JSON.stringify(description, null, 2)}\n` : `${formatModelChoices(description)}\n`,
+      );
+      setExit(0);
+    });
   // Commands of other parts of taoloop (the playground, evaluations, the durable worker) register themselves.
   registerServeCommand(program, setExit);
   registerEvalCommand(program, setExit);

@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { z } from 'zod';
 import type { AgentOptions } from '../agent/types.js';
+import { chooseModel } from '../models/choose.js';
 import { ModelConfigError } from '../models/errors.js';
-import { defaultModelSpec, describeModelSetup, resolveModelSpec } from '../models/spec.js';
+import { describeModelSetup, resolveModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { type FewShotExample, parseExamples } from '../react/examples.js';
 import { LABEL_SETS, type LabelLanguage } from '../react/labels.js';
@@ -114,7 +115,8 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 /**
  * The model for a spec: `human` is handled here (a person types the turns; `resolveModelSpec` does not
- * know it), anything else goes to `resolveModelSpec`. Without a spec, the first provider with a key.
+ * know it), anything else goes to `resolveModelSpec`. Without a spec, the default chain of
+ * {@link chooseModel}: TAOLOOP_MODEL, a provider's API key, a local Ollama, the embedded model.
  *
  * @throws {UsageError} when no model is configured or the spec is bad.
  */
@@ -123,8 +125,8 @@ export async function buildModel(
   env: NodeJS.ProcessEnv,
   messages: CliMessages,
 ): Promise<Model> {
-  const chosen = spec ?? defaultModelSpec(env);
-  if (!chosen) throw new UsageError(`no model is configured.\n${describeModelSetup()}`);
+  const choice = await chooseModel({ ...(spec !== undefined && { flag: spec }), env });
+  const chosen = choice.spec;
   if (chosen.trim().toLowerCase() === 'human') {
     const { humanModel } = await import('../models/human.js');
     return humanModel({ messages: { intro: messages.humanModelIntro, turn: messages.humanModelTurn } });
@@ -132,8 +134,14 @@ export async function buildModel(
   try {
     return await resolveModelSpec(chosen, env);
   } catch (error) {
-    if (error instanceof ModelConfigError) throw new UsageError(error.message);
-    throw error;
+    if (!(error instanceof ModelConfigError)) throw error;
+    // Only the last resort (the embedded model) failing means that no model is configured at all.
+    if (choice.source === 'embedded') {
+      throw new UsageError(
+        `no model is configured, and the embedded local model is not available: ${error.message}\n${describeModelSetup()}`,
+      );
+    }
+    throw new UsageError(error.message);
   }
 }
 

@@ -85,7 +85,10 @@ export function resultKey(strategy: StrategyName, itemId: string): string {
   return `${strategy}\u0000${itemId}`;
 }
 
-/** Parses a comma-separated strategy list (`react,cot-sc`); `undefined` names an unknown strategy. */
+/**
+ * Parses a comma-separated strategy list (`react,cot-sc`), case-insensitive, duplicates dropped; the
+ * paper's arrows are accepted too (`react->cot-sc`). Names it does not know are returned in `unknown`.
+ */
 export function parseStrategies(list: string): { strategies: StrategyName[]; unknown: string[] } {
   const names = list
     .split(',')

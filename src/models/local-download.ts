@@ -95,6 +95,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Err
 }
 
 async function checkOnline(host: string, options: EnsureModelOptions): Promise<void> {
+  // TAOLOOP_OFFLINE=1 promises no download is attempted at all (tests, air-gapped machines).
+  if ((options.env ?? process.env).TAOLOOP_OFFLINE === '1') {
+    throw new ModelConfigError(
+      `Cannot download the local model: TAOLOOP_OFFLINE=1 is set. ${LOCAL_MODEL_ADVICE}`,
+    );
+  }
   const lookup = options.lookup ?? ((name: string) => dnsLookup(name));
   const ms = options.lookupTimeoutMs ?? 2000;
   try {

@@ -14,6 +14,7 @@
  *
  * @module
  */
+export { type BalancerOptions, type RestateBalancer, startBalancer } from './balancer.js';
 export {
   answerApproval,
   type IngressOptions,

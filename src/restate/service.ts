@@ -94,7 +94,7 @@ export function approvalPromiseName(step: number): string {
  */
 export function restateJournal(
   ctx: restate.Context,
-  retry: Omit<restate.RunOptions<unknown>, 'serde'>,
+  retry: Omit<restate.RunOptions<unknown>, 'serde'> = DEFAULT_RETRY,
 ): Journal {
   return <T>(name: string, effect: () => Promise<T>): Promise<T> =>
     name.endsWith('-approval') ? effect() : ctx.run(name, effect, retry as restate.RunOptions<T>);

@@ -114,13 +114,17 @@ test('a run that ends without an answer exits 1 and says why', async () => {
 });
 
 test('with no model configured, run exits 2 and names the ways to configure one', async () => {
+  // No keys, no Ollama answering, no network (TAOLOOP_OFFLINE=1 stands in for it: no download is tried).
+  const started = performance.now();
   const { code, stdout, stderr } = await runCli(['run', 'What is 2 + 2?'], { env: cliEnv().env });
+  assert.ok(performance.now() - started < 10_000, 'fails within 10 seconds');
   assert.equal(code, 2);
   assert.equal(stdout, '');
-  assert.match(stderr, /no model is configured/);
-  assert.match(stderr, /--model/);
+  assert.match(stderr, /no model is configured, and the embedded local model is not available/);
+  assert.match(stderr, /--model local:\.\/model\.gguf/);
   assert.match(stderr, /TAOLOOP_MODEL/);
   assert.match(stderr, /OPENAI_API_KEY/);
+  assert.match(stderr, /Ollama/);
   assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
 });
 

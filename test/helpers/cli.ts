@@ -1,9 +1,15 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
+
+/** A cache folder for the CLI processes of this test file (runs, search indexes), never the real home. */
+const TEST_CACHE_DIR = mkdtempSync(join(tmpdir(), 'taoloop-test-cache-'));
 
 /** Environment without any model configuration, so tests never pick up a developer's keys. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -12,7 +18,15 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     if (/API_KEY|^TAOLOOP_|^OPENAI|^ANTHROPIC|^GOOGLE|^OLLAMA/.test(k)) continue;
     env[k] = v;
   }
-  return { ...env, NO_COLOR: '1', ...extra };
+  // No download is ever attempted, no local Ollama is found, and runs are written to a temp folder.
+  return {
+    ...env,
+    NO_COLOR: '1',
+    TAOLOOP_OFFLINE: '1',
+    OLLAMA_BASE_URL: 'http://127.0.0.1:9',
+    TAOLOOP_CACHE_DIR: TEST_CACHE_DIR,
+    ...extra,
+  };
 }
 
 /** Spawns the built CLI as a user would and collects its output. */

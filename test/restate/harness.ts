@@ -50,6 +50,15 @@ export async function waitFor<T>(
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`);
 }
 
+/** SIGKILLs a process group (the children are spawned detached, each leading its own group). */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 /** A Restate server and the workers of one test. */
 export interface RestateHarness {
   ingressUrl: string;
@@ -75,6 +84,12 @@ export async function startRestate(env: Record<string, string> = {}): Promise<Re
   const dir = mkdtempSync(join(tmpdir(), 'taoloop-restate-'));
   const [ingress, admin, fabric] = [await freePort(), await freePort(), await freePort()];
   const children = new Set<ChildProcess>();
+  // If the test process ends without close() (a crash, a runner timeout), take the children with it.
+  const killAll = () => {
+    for (const child of children)
+      if (child.pid !== undefined && child.exitCode === null) killGroup(child.pid);
+  };
+  process.once('exit', killAll);
   let serverLog = '';
   const server = spawn(
     restateServerBinary(),
@@ -146,14 +161,11 @@ export async function startRestate(env: Record<string, string> = {}): Promise<Re
       for (const child of children) {
         if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
         const exited = new Promise((resolve) => child.once('exit', resolve));
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
+        killGroup(child.pid);
         await exited;
       }
       children.clear();
+      process.off('exit', killAll);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -38,6 +38,8 @@ export class Budget {
 
   /** Why the next call must not start, or `undefined` when it may. */
   check(request: ModelRequest): string | undefined {
+    // Estimating means joining the whole transcript: only worth it when there is a limit to check.
+    if (this.#maxTokens === undefined && this.#maxCostUsd === undefined) return undefined;
     const input = estimateTokens(request.messages.map((m) => m.content).join('\n'));
     if (this.#maxTokens !== undefined && this.#tokens + input > this.#maxTokens) {
       return `token budget: ${this.#tokens} of ${this.#maxTokens} tokens used, and the next call needs about ${input} more.`;
@@ -54,11 +56,15 @@ export class Budget {
 
   /** Records a call; returns its cost in USD when known. Unreported token counts are estimated. */
   record(request: ModelRequest, usage: ModelUsage, text: string): number | undefined {
+    const cost = costUsd(usage, this.#price);
+    if (cost === undefined) this.#costKnown = false;
+    if (this.#maxTokens === undefined && this.#maxCostUsd === undefined) {
+      this.#costUsd = addCost(this.#costUsd, cost);
+      return cost;
+    }
     const input = usage.inputTokens ?? estimateTokens(request.messages.map((m) => m.content).join('\n'));
     const output = usage.outputTokens ?? estimateTokens(text);
     this.#tokens += input + output;
-    const cost = costUsd(usage, this.#price);
-    if (cost === undefined) this.#costKnown = false;
     // For the budget, an unknown count is estimated; the reported total stays honest (undefined).
     const forBudget = cost ?? costUsd({ inputTokens: input, outputTokens: output }, this.#price);
     this.#costUsd = addCost(this.#costUsd, forBudget);

@@ -119,7 +119,7 @@ async function* runLoop(callerOptions: AgentOptions): AsyncGenerator<AgentEvent,
     const turn = plan.native
       ? nativeTurn(response, options.tools, labels)
       : parseTurn(text, { tools: router.names, labels, finishReason });
-    const transcriptText = cutTranscriptText(text, labels);
+    const transcriptText = turn.inventedObservation ? cutTranscriptText(text, labels) : text.trimEnd();
     const modelDurationMs = Math.round(performance.now() - modelStarted);
     const step: Step = {
       index,

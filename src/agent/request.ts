@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ModelRequest } from '../models/types.js';
+import type { ModelRequest, TurnFormat } from '../models/types.js';
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
 import type { Tool } from '../tools/types.js';
@@ -23,6 +23,9 @@ export interface RequestPlan {
   systemPrompt: string;
   labels: LabelSet;
   contextWindowTokens: number | undefined;
+  /** Text mode: computed once per run, sent with every request. */
+  stopSequences: string[];
+  turnFormat: TurnFormat;
 }
 
 /**
@@ -47,7 +50,19 @@ export function planRequests(options: AgentOptions, labels: LabelSet, tools: rea
     : renderSystemPrompt({ ...options, tools, labels });
   const contextWindowTokens =
     options.contextWindowTokens ?? model.contextWindowTokens ?? knownContextWindow(model.id);
-  return { native, systemPrompt, labels, contextWindowTokens };
+  const l = primaryLabels(labels);
+  const turnFormat: TurnFormat = {
+    tools: tools.map((t) => t.name),
+    labels: { thought: l.thought, action: l.action, answer: l.answer },
+  };
+  return {
+    native,
+    systemPrompt,
+    labels,
+    contextWindowTokens,
+    stopSequences: stopSequences(labels),
+    turnFormat,
+  };
 }
 
 /** The request for the next model call. */
@@ -82,11 +97,8 @@ export function buildRequest(
       labels: plan.labels,
       entries,
     }),
-    ...(sendStop && { stopSequences: stopSequences(plan.labels) }),
-    turnFormat: {
-      tools: options.tools.map((t) => t.name),
-      labels: { thought: l.thought, action: l.action, answer: l.answer },
-    },
+    ...(sendStop && { stopSequences: plan.stopSequences }),
+    turnFormat: plan.turnFormat,
   };
 }
 

@@ -141,31 +141,50 @@ function toText(value: unknown): string {
   }
 }
 
-/** Runs a tool with a deadline; a tool that ignores its abort signal is abandoned, not awaited. */
+/**
+ * Runs a tool with a deadline; a tool that ignores its abort signal is abandoned, not awaited. A tool that
+ * returns synchronously needs no deadline, and the AbortController is made only when the tool reads its
+ * signal: both are on every step's path, and most tools need neither.
+ */
 async function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSignal): Promise<unknown> {
   const { tool } = call;
-  const controller = new AbortController();
+  if (outer?.aborted) throw new Error(`${tool.name} was cancelled.`);
+  let controller: AbortController | undefined;
+  const context = {
+    get signal(): AbortSignal {
+      if (!controller) {
+        controller = new AbortController();
+        if (outer?.aborted) controller.abort(outer.reason);
+      }
+      return controller.signal;
+    },
+  };
+  const result = tool.run(call.input, context);
+  if (!isPromiseLike(result)) return result;
   let timer: NodeJS.Timeout | undefined;
   let onOuterAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(new Error(`${tool.name} timed out after ${timeoutMs} ms.`));
-      controller.abort();
+      controller?.abort();
     }, timeoutMs);
     onOuterAbort = () => {
       reject(new Error(`${tool.name} was cancelled.`));
-      controller.abort(outer?.reason);
+      controller?.abort(outer?.reason);
     };
-    if (outer?.aborted) onOuterAbort();
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    outer?.addEventListener('abort', onOuterAbort, { once: true });
   });
+  const running = Promise.resolve(result);
+  // An abandoned tool may still fail later; that must not surface as an unhandled rejection.
+  running.catch(() => undefined);
   try {
-    const running = Promise.resolve().then(() => tool.run(call.input, { signal: controller.signal }));
-    // An abandoned tool may still fail later; that must not surface as an unhandled rejection.
-    running.catch(() => undefined);
     return await Promise.race([running, deadline]);
   } finally {
     clearTimeout(timer);
     if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

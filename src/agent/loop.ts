@@ -96,19 +96,22 @@ async function* runLoop(callerOptions: AgentOptions): AsyncGenerator<AgentEvent,
       if (options.journal) {
         // A journal records whole results, so the call is not streamed; a resumed run gets the recorded turn.
         response = await options.journal(`step-${index}-model`, () =>
-          drain(requestTurn(model, request, { stream: false, labels, stopState })),
+          drain(requestTurn(model, request, { stream: false, labels, stopState, cut: !plan.native })),
         );
       } else {
-        const call = requestTurn(model, request, { stream: options.streaming ?? true, labels, stopState });
+        const call = requestTurn(model, request, {
+          stream: options.streaming ?? true,
+          labels,
+          stopState,
+          cut: !plan.native,
+        });
         let next = await call.next();
         for (; !next.done; next = await call.next())
           yield { type: 'model-delta', step: index, text: next.value };
         response = next.value;
       }
     } catch (error) {
-      result = signal?.aborted
-        ? stopped()
-        : finish('error', { error: `The model call failed: ${modelErrorMessage(error, options)}` });
+      result = signal?.aborted ? stopped() : finish('error', { error: modelErrorMessage(error, options) });
       break;
     } finally {
       callTimer?.clear();
@@ -191,9 +194,11 @@ function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undef
 /** A model error worded for the result; a per-call timeout says so. */
 function modelErrorMessage(error: unknown, options: AgentOptions): string {
   if (error instanceof Error && error.name === 'TimeoutError') {
-    return `no answer within ${options.modelTimeoutMs} ms (modelTimeoutMs).`;
+    return `The model call failed: no answer within ${options.modelTimeoutMs} ms (modelTimeoutMs).`;
   }
-  return errorMessage(error);
+  // A ModelCallError already says "Model call to <id> failed: ...".
+  if (error instanceof Error && error.name === 'ModelCallError') return error.message;
+  return `The model call failed: ${errorMessage(error)}`;
 }
 
 /**

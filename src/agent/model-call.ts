@@ -17,7 +17,7 @@ import { errorMessage } from '../util/own.js';
 export async function* callModel(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet },
+  options: { stream: boolean; labels: LabelSet; cut?: boolean },
 ): AsyncGenerator<string, ModelResponse> {
   if (!options.stream || !model.stream) return await model.generate(request);
   const controller = new AbortController();
@@ -25,7 +25,8 @@ export async function* callModel(
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
   let text = '';
-  const cut = new StreamCut(options.labels);
+  // Native tool calling has no text protocol to cut at.
+  const cut = options.cut === false ? undefined : new StreamCut(options.labels);
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
   try {
@@ -46,7 +47,7 @@ export async function* callModel(
       }
       text += part.text;
       yield part.text;
-      if (cut.push(part.text) >= 0) {
+      if (cut && cut.push(part.text) >= 0) {
         response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
         break;
       }
@@ -73,7 +74,7 @@ export interface StopSequenceState {
 export async function* requestTurn(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState },
+  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState; cut?: boolean },
 ): AsyncGenerator<string, ModelResponse> {
   const withoutStop = (): ModelRequest => {
     const { stopSequences: _dropped, ...rest } = request;

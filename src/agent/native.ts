@@ -77,14 +77,18 @@ export function nativeTurn(response: ModelResponse, tools: readonly Tool[], labe
     const input = tool && !tool.inputJsonSchema ? textInput(call.input) : call.input;
     return { type: 'action', tool: call.name, input, ...(thought && { thought }) };
   }
+  // No call: the model may still have written the text protocol. Its action runs, its answer counts, and
+  // an observation it invented is a format error; plain prose without any label is the final answer.
   const parsed = parseTurn(response.text, { tools: tools.map((t) => t.name), labels });
-  if (parsed.type === 'answer') return parsed;
-  if (!thought) {
-    return {
-      type: 'none',
-      kind: 'empty',
-      problem: 'Your reply was empty. Call a tool, or reply with the answer.',
-    };
+  if (parsed.type !== 'none' || parsed.inventedObservation || parsed.kind !== 'no-labels') {
+    if (parsed.type === 'none' && parsed.kind === 'empty') {
+      return {
+        type: 'none',
+        kind: 'empty',
+        problem: 'Your reply was empty. Call a tool, or reply with the answer.',
+      };
+    }
+    return parsed;
   }
   return { type: 'answer', text: thought };
 }

@@ -31,10 +31,22 @@ export interface RequestPlan {
 /**
  * Decides the mode and renders the system prompt once per run.
  *
- * @throws {AgentConfigError} when `mode` is `'native'` and the model cannot call tools.
+ * @throws {AgentConfigError} when `mode` is `'native'` and the model cannot call tools, the question is
+ * empty, or a limit is not a whole number of at least 1.
  */
 export function planRequests(options: AgentOptions, labels: LabelSet, tools: readonly Tool[]): RequestPlan {
   const { model } = options;
+  if (!options.question.trim())
+    throw new AgentConfigError('The question is empty: pass the question or task to answer.');
+  for (const [name, value] of [
+    ['maxSteps', options.maxSteps],
+    ['maxConsecutiveFormatErrors', options.maxConsecutiveFormatErrors],
+    ['maxRepeatedActions', options.maxRepeatedActions],
+  ] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
+      throw new AgentConfigError(`${name} must be a whole number of at least 1, got ${value}.`);
+    }
+  }
   const mode = options.mode ?? 'text';
   if (mode === 'native' && !model.supportsToolCalls) {
     throw new AgentConfigError(

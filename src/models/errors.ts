@@ -62,7 +62,11 @@ export class ModelCallError extends Error {
     const status = options.statusCode === undefined ? '' : `HTTP ${options.statusCode}: `;
     const attempts =
       options.attempts !== undefined && options.attempts > 1 ? ` (after ${options.attempts} attempts)` : '';
-    super(`Model call to ${options.modelId} failed: ${status}${options.providerMessage}${attempts}`, {
+    const hint =
+      options.statusCode === 401 || options.statusCode === 403
+        ? ' (check the API key: OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY for those providers, TAOLOOP_API_KEY for openai-compatible servers)'
+        : '';
+    super(`Model call to ${options.modelId} failed: ${status}${options.providerMessage}${attempts}${hint}`, {
       cause: options.cause,
     });
     this.modelId = options.modelId;

@@ -30,7 +30,9 @@ export function formatObservation(output: string, labels: LabelSet = ENGLISH_LAB
   const lines = output.split('\n');
   let neutralisedLines = 0;
   const safe = lines.map((line) => {
-    if (!readLabel(line, 0, line.length, index)) return line;
+    // A line that looks like a label, or like our own delimiters, could pose as something it is not.
+    const marker = line.trim() === OUTPUT_BEGIN || line.trim() === OUTPUT_END;
+    if (!marker && !readLabel(line, 0, line.length, index)) return line;
     neutralisedLines++;
     return `> ${line}`;
   });

@@ -8,6 +8,9 @@
  * unary   := ('+' | '-') unary | power
  * power   := percent ('^' unary)?        right-associative: 2^3^2 = 2^9; -2^2 = -(2^2)
  * percent := primary '%'?                50% = 0.5
+ *
+ * As on a desk calculator, a bare percentage added or subtracted is a percentage of the left side:
+ * `200 + 10%` = 220, `80 - 25%` = 60 (while `200 * 10%` = 20 and `10%` alone = 0.1).
  * primary := number | '(' sum ')'
  * ```
  *
@@ -43,6 +46,8 @@ export function evaluateTokens(tokens: readonly Token[]): Decimal {
 
 class Parser {
   private index = 0;
+  /** Where the last `x%` term began and ended, so `a + x%` can mean a percentage of `a`. */
+  private barePercent: { start: number; end: number } | undefined;
   private depth = 0;
 
   constructor(private readonly tokens: readonly Token[]) {}
@@ -67,7 +72,9 @@ class Parser {
   private sum(): Decimal {
     let value = this.product();
     for (let op = this.operator('+', '-'); op !== undefined; op = this.operator('+', '-')) {
-      const right = this.product();
+      const start = this.index;
+      let right = this.product();
+      if (this.barePercent?.start === start && this.barePercent.end === this.index) right = value.times(right);
       value = op === '+' ? value.plus(right) : value.minus(right);
     }
     return value;
@@ -111,8 +118,11 @@ class Parser {
   }
 
   private percent(): Decimal {
+    const start = this.index;
     const value = this.primary();
-    return this.operator('%') === undefined ? value : value.dividedBy(100);
+    if (this.operator('%') === undefined) return value;
+    this.barePercent = { start, end: this.index };
+    return value.dividedBy(100);
   }
 
   private primary(): Decimal {

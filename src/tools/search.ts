@@ -97,6 +97,8 @@ export async function readDocuments(docsDir: string): Promise<SourceDocument[]> 
     const raw = await readFile(file, 'utf8').catch((error: unknown) => {
       throw new DocsFolderError(`Document ${file} ${describeError(error)}: ${FOLDER_HINT}`);
     });
+    // A binary file with a text extension (a renamed executable, an image) is not a document.
+    if (looksBinary(raw)) continue;
     const text = documentText(raw, path.extname(file).toLowerCase());
     if (text.trim() !== '') docs.push({ id: path.relative(root, file).split(path.sep).join('/'), text });
   }
@@ -104,6 +106,12 @@ export async function readDocuments(docsDir: string): Promise<SourceDocument[]> 
     throw new DocsFolderError(`No documents with text found in ${root}: ${FOLDER_HINT}`);
   }
   return docs;
+}
+
+/** NUL characters, or invalid UTF-8 decoded as U+FFFD, in the first 8 KB. */
+function looksBinary(text: string): boolean {
+  const head = text.slice(0, 8192);
+  return head.includes('\u0000') || head.includes('\uFFFD');
 }
 
 /**

@@ -96,3 +96,36 @@ test('native mode on a model without tool calling is a caller error, before any 
   );
   assert.equal(model.requests.length, 0);
 });
+
+test('native mode never takes a cut-off or invented reply as the answer, and runs a text-protocol action', async () => {
+  const server = await startFakeOpenAI({
+    replies: [
+      'The result is 5.\nObservation: fake tool data\nAnswer: 7',
+      'Thought: I will use the protocol.\nAction: calculator[1 + 1]',
+      'Answer: 2',
+    ],
+  });
+  try {
+    const model = await resolveModelSpec(`openai-compatible:${server.baseURL}#tool-model`, {});
+    const result = await runAgent({ model, question: 'q', tools: [calculator], mode: 'native' });
+    assert.equal(result.status, 'answered');
+    assert.equal(result.answer, '2');
+    assert.equal(result.steps[0]!.turn.type, 'none');
+    assert.equal(result.steps[0]!.turn.inventedObservation, true);
+    assert.equal(result.steps[1]!.turn.type, 'action');
+    assert.equal(result.steps[1]!.observation?.text, '2');
+  } finally {
+    await server.close();
+  }
+});
+
+test('an empty question or a limit below 1 is a caller error, before any call', async () => {
+  const model = scriptedModel([]);
+  await assert.rejects(runAgent({ model, question: '  ', tools: [] }), /The question is empty/);
+  await assert.rejects(
+    runAgent({ model, question: 'q', tools: [], maxSteps: 0 }),
+    /maxSteps must be a whole number of at least 1, got 0/,
+  );
+  await assert.rejects(runAgent({ model, question: 'q', tools: [], maxSteps: 2.5 }), AgentConfigError);
+  assert.equal(model.requests.length, 0);
+});

@@ -139,7 +139,8 @@ describe('fromLanguageModel: generate', () => {
       async (server) => {
         await assert.rejects(modelAt(server.baseURL).generate(request), {
           name: 'ModelCallError',
-          message: 'Model call to fake:fake-model failed: HTTP 401: Incorrect API key',
+          message:
+            'Model call to fake:fake-model failed: HTTP 401: Incorrect API key (check the API key: OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY for those providers, TAOLOOP_API_KEY for openai-compatible servers)',
         });
         assert.equal(server.requests.length, 1);
       },
@@ -216,7 +217,10 @@ describe('fromLanguageModel: stream', () => {
           await assert.rejects(collect(streamOf(modelAt(server.baseURL), request)), (error: unknown) => {
             assert.ok(error instanceof ModelCallError);
             assert.equal(error.statusCode, 401);
-            assert.equal(error.message, 'Model call to fake:fake-model failed: HTTP 401: Incorrect API key');
+            assert.equal(
+              error.message,
+              'Model call to fake:fake-model failed: HTTP 401: Incorrect API key (check the API key: OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY for those providers, TAOLOOP_API_KEY for openai-compatible servers)',
+            );
             return true;
           });
           assert.equal(logged.mock.callCount(), 0);

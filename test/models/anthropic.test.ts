@@ -192,7 +192,7 @@ describe('Anthropic Messages API: failures', () => {
         assert.equal(server.requests.length, 2);
         assert.equal(
           result.error,
-          `The model call failed: Model call to anthropic:${MODEL} failed: HTTP 529: Overloaded (after 2 attempts)`,
+          `Model call to anthropic:${MODEL} failed: HTTP 529: Overloaded (after 2 attempts)`,
         );
       },
     ));
@@ -209,7 +209,7 @@ describe('Anthropic Messages API: failures', () => {
             assert.equal(error.statusCode, 401);
             assert.equal(
               error.message,
-              `Model call to anthropic:${MODEL} failed: HTTP 401: invalid x-api-key`,
+              `Model call to anthropic:${MODEL} failed: HTTP 401: invalid x-api-key (check the API key: OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY for those providers, TAOLOOP_API_KEY for openai-compatible servers)`,
             );
             return true;
           },

@@ -245,7 +245,7 @@ describe('OpenAI chat completions: retries', () => {
         assert.equal(result.status, 'error');
         assert.equal(
           result.error,
-          'The model call failed: Model call to openai:gpt-4o-mini failed: HTTP 500: internal error (after 2 attempts)',
+          'Model call to openai:gpt-4o-mini failed: HTTP 500: internal error (after 2 attempts)',
         );
         assert.equal(result.steps.length, 1);
         assert.equal(result.steps[0]?.observation?.text, '1680');
@@ -281,7 +281,7 @@ describe('OpenAI chat completions: broken streams', () => {
       assert.equal(result.status, 'error');
       assert.equal(
         result.error,
-        'The model call failed: Model call to openai:gpt-4o-mini failed: the response broke off midway (terminated: other side closed)',
+        'Model call to openai:gpt-4o-mini failed: the response broke off midway (terminated: other side closed)',
       );
       const received = events.flatMap((e) => (e.type === 'model-delta' ? [e.text] : [])).join('');
       assert.equal(received, 'Thought: I n', 'the deltas before the cut arrived');

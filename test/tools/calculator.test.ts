@@ -45,6 +45,11 @@ describe('evaluateExpression', () => {
     assert.equal(evaluateExpression('+4'), '4');
     assert.equal(evaluateExpression('50%'), '0.5');
     assert.equal(evaluateExpression('200 * 15%'), '30');
+    // A bare percentage added or subtracted is a percentage of the left side, as on a desk calculator.
+    assert.equal(evaluateExpression('200 + 10%'), '220');
+    assert.equal(evaluateExpression('80 - 25%'), '60');
+    assert.equal(evaluateExpression('(200 + 10%) * 2'), '440');
+    assert.equal(evaluateExpression('200 + 2 * 10%'), '200.2');
     assert.equal(evaluateExpression('2^3^2'), '512');
     assert.equal(evaluateExpression('2 ** 10'), '1024');
     assert.equal(evaluateExpression('-2^2'), '-4');

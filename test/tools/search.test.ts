@@ -201,3 +201,22 @@ describe('splitPassages', () => {
     assert.ok(passages.every((passage) => passage.length <= 500));
   });
 });
+
+describe('binary documents', () => {
+  it('binary files with a text extension are not indexed', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'taoloop-binary-'));
+    await writeFile(join(dir, 'notes.md'), 'GLIBC is a C library.');
+    await writeFile(
+      join(dir, 'ls.txt'),
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01, 0x47, 0x4c, 0x49, 0x42, 0x43]),
+    );
+    const docs = await readDocuments(dir);
+    assert.deepEqual(
+      docs.map((d) => d.id),
+      ['notes.md'],
+    );
+  });
+});

@@ -14,6 +14,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errorMessage } from '../util/own.js';
 import { ModelConfigError } from './errors.js';
+import { importLlamaCpp } from './local-engine.js';
 
 /** The model used by `local:` without a file: Qwen2.5-1.5B-Instruct, Q4_K_M (about 1.1 GB, Apache-2.0). */
 export const DEFAULT_LOCAL_MODEL_URI = 'hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf';
@@ -180,7 +181,7 @@ export function ensureDefaultLocalModel(options: EnsureModelOptions = {}): Promi
 }
 
 async function defaultCreateDownloader(options: DownloaderOptions): Promise<Downloader> {
-  const { createModelDownloader } = await import('node-llama-cpp');
+  const { createModelDownloader } = await importLlamaCpp();
   return createModelDownloader({
     ...options,
     showCliProgress: false,

@@ -25,6 +25,7 @@ import type {
   Token,
   TokenBias,
 } from 'node-llama-cpp';
+import { ModelConfigError } from './errors.js';
 import type { FinishReason, ModelMessage, ModelRequest, ModelResponse } from './types.js';
 
 /** Default cap on the context size, in tokens (the model's training context is used when smaller). */
@@ -58,11 +59,30 @@ const models = new Map<string, Promise<LoadedModel>>();
  * @throws the loader's error (e.g. `Failed to load model` for a file llama.cpp cannot read); a failed load is
  *   not cached.
  */
+/**
+ * Loads node-llama-cpp. It is an optional peer dependency (about 84 MB of binaries), installed only by
+ * people who want the embedded model.
+ *
+ * @throws {ModelConfigError} when it is not installed, saying how to install it.
+ */
+export async function importLlamaCpp(): Promise<typeof import('node-llama-cpp')> {
+  try {
+    return await import('node-llama-cpp');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new ModelConfigError(
+        'The embedded local model needs node-llama-cpp, which is not installed: run `npm install node-llama-cpp@3.21.1`, or choose a provider with --model.',
+      );
+    }
+    throw error;
+  }
+}
+
 export function loadModelOnce(path: string): Promise<LoadedModel> {
   const cached = models.get(path);
   if (cached) return cached;
   const loading = (async () => {
-    const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+    const { getLlama, LlamaLogLevel } = await importLlamaCpp();
     llamaPromise ??= getLlama({ build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
     const llama = await llamaPromise;
     return { llama, model: await llama.loadModel({ modelPath: path }) };
@@ -184,7 +204,7 @@ export async function createLocalSession(
   loaded: LoadedModel,
   options: LocalSessionOptions = {},
 ): Promise<LocalSession> {
-  const { LlamaCompletion, resolveChatWrapper, TokenBias: TokenBiasClass } = await import('node-llama-cpp');
+  const { LlamaCompletion, resolveChatWrapper, TokenBias: TokenBiasClass } = await importLlamaCpp();
   const { llama, model } = loaded;
   const contextSize = Math.min(
     model.trainContextSize,

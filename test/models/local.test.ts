@@ -91,6 +91,21 @@ describe('local: model spec', () => {
     });
     assert.equal(child.stdout.trim(), 'ok', child.stderr);
   });
+
+  it('without node-llama-cpp installed (an optional peer dependency), says how to install it', () => {
+    // The resolve hook makes the package look absent, as for a user who never installed it.
+    const hook = `data:text/javascript,export async function resolve(s,c,n){if(s==='node-llama-cpp'){const e=new Error('Cannot find package');e.code='ERR_MODULE_NOT_FOUND';throw e}return n(s,c)}`;
+    const script = `import { register } from 'node:module'; register(${JSON.stringify(hook)}); const { importLlamaCpp } = await import('./src/models/local-engine.ts'); try { await importLlamaCpp(); console.log('loaded'); } catch (e) { console.log(e.name + ': ' + e.message); }`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    assert.match(
+      child.stdout,
+      /^ModelConfigError: The embedded local model needs node-llama-cpp, which is not installed: run `npm install node-llama-cpp@3\.21\.1`/,
+      child.stderr,
+    );
+  });
 });
 
 describe('downloading a local model (never the network: the lookup and downloader are injected)', () => {

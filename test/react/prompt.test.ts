@@ -48,3 +48,19 @@ test('messages alternate model turns and real observations after the question', 
 test('the stop sequence is the Observation label at a line start', () => {
   assert.deepEqual(stopSequences(), ['\nObservation:']);
 });
+
+test('the prompt is written in the label set language, labels and prose alike', async () => {
+  const { LABEL_SETS } = await import('../../src/react/labels.js');
+  const tools = [{ name: 'search', description: 'Searches.' }];
+  const pt = renderSystemPrompt({ tools, labels: LABEL_SETS.pt });
+  assert.match(pt, /^Você responde à pergunta alternando raciocínio e ações\.$/m);
+  assert.match(pt, /^Ação: nome_da_ferramenta\[entrada\]$/m);
+  assert.match(pt, /Não escreva "Observação:" você mesmo/);
+  const fr = renderSystemPrompt({ tools, labels: LABEL_SETS.fr });
+  assert.match(fr, /^Réflexion: ce que vous savez/m);
+  assert.match(fr, /^Règles :$/m);
+  const id = renderSystemPrompt({ tools, labels: LABEL_SETS.id });
+  assert.match(id, /^Tindakan: nama_alat\[masukan\]$/m);
+  assert.match(id, /Jangan menulis "Observasi:" sendiri/);
+  assert.doesNotMatch(pt + fr + id, /\{(thought|action|answer|observation|finish)\}/, 'every placeholder filled');
+});

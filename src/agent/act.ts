@@ -56,7 +56,7 @@ export async function* act(
   const input = prepared.ok ? prepared.rawInput : turn.input;
   yield { type: 'tool-start', step, tool: turn.tool, input };
   const outcome = prepared.ok
-    ? await journalOf(options)(`step-${step}-tool`, () =>
+    ? await journalTool(options, step, prepared as PreparedCall, () =>
         router.execute(prepared as PreparedCall, {
           ...(options.signal && { signal: options.signal }),
           ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
@@ -81,6 +81,21 @@ export async function* act(
     ...(outcome.fullOutput !== undefined && { fullText: outcome.fullOutput }),
     ...(approval && { approval }),
   };
+}
+
+/**
+ * Tool calls with side effects go through the journal, so a resumed run never repeats them. Read tools
+ * run again on resume instead: they may keep state that later calls need (the Wikipedia tools' current
+ * page for `lookup`), which a recorded result could not restore, and running a read twice is harmless.
+ */
+function journalTool<T>(
+  options: AgentOptions,
+  step: number,
+  call: PreparedCall,
+  effect: () => Promise<T>,
+): Promise<T> {
+  if ((call.tool.effects ?? 'read') === 'read') return effect();
+  return journalOf(options)(`step-${step}-tool`, effect);
 }
 
 /** The caller's journal, or a pass-through. */

@@ -105,7 +105,8 @@ export interface AgentOptions {
    */
   approve?: ApproveFn;
   /**
-   * Runs each side effect (model call, approval, tool call) through a journal, for durable execution.
+   * Runs each side effect (model call, approval, call of a tool whose effects are not `'read'`) through a
+   * journal, for durable execution. Read tools run again on resume, which rebuilds any state they keep.
    * With a journal, model calls are not streamed (a journal records whole results).
    * @default a pass-through that just calls the effect
    */

@@ -31,6 +31,9 @@ const parsedBy = (parse: (value: string) => number) =>
 
 const path = z.string().min(1, 'expected a path');
 
+/** A whole number ≥ 1 (a safe integer). */
+const wholeNumber = z.number().int('expected a whole number ≥ 1').min(1, 'expected a whole number ≥ 1');
+
 /** The config file's shape: the long option names in camelCase. */
 const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -42,9 +45,11 @@ const ConfigSchema = z.strictObject({
   docs: path.optional(),
   root: path.optional(),
   wikiCorpus: path.optional(),
-  maxSteps: z.number().int('expected a whole number ≥ 1').min(1, 'expected a whole number ≥ 1').optional(),
+  maxSteps: wholeNumber.optional(),
   maxCost: parsedBy(usd).optional(),
   timeout: parsedBy(durationMs).optional(),
+  modelTimeout: parsedBy(durationMs).optional(),
+  maxOutputTokens: wholeNumber.optional(),
   lang: z.enum(['en', 'pt', 'fr', 'id']).optional(),
   mode: z.enum(['text', 'native', 'auto']).optional(),
   system: z.string().optional(),

@@ -4,12 +4,34 @@
  *
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './errors.js';
+import { quitQuietlyWhenOutputCloses } from './interrupt.js';
 import { addAgentOptions, addToolOptions, positiveInt, type RunCommandOptions } from './options.js';
+import { safeText } from './safe-text.js';
+
+/**
+ * taoloop's version from its package.json: next to `dist/` when built, two folders up from `src/cli/`
+ * when run from source. One small synchronous read, so `--help` stays fast.
+ */
+export function packageVersion(): string {
+  for (const relative of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === 'taoloop' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // not this folder
+    }
+  }
+  return 'unknown';
+}
 
 /** Reads the config file into the command's options (below flags and environment), then runs. */
 async function runWithConfig(
@@ -30,6 +52,7 @@ async function runWithConfig(
 function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command('taoloop')
     .description('ReAct agents: the model thinks and acts, taoloop runs the tools and reports what happened.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   const run = program
@@ -129,6 +152,8 @@ function buildProgram(setExit: (code: number) => void): Command {
  */
 export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.answered;
+  // `taoloop … | head -1`: the reader leaving is no error worth a stack trace.
+  quitQuietlyWhenOutputCloses();
   const program = buildProgram((c) => {
     code = c;
   });
@@ -141,14 +166,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`taoloop: ${error.message}\n`);
+      process.stderr.write(`taoloop: ${safeText(error.message)}\n`);
       return EXIT.usage;
     }
     const debug = Boolean(process.env.TAOLOOP_DEBUG);
     const detail =
       error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error);
+    // The message may quote a model server or a tool.
     process.stderr.write(
-      `taoloop: the run failed: ${detail}\n${debug ? '' : '(set TAOLOOP_DEBUG=1 to see the stack trace)\n'}`,
+      `taoloop: the run failed: ${safeText(detail)}\n${debug ? '' : '(set TAOLOOP_DEBUG=1 to see the stack trace)\n'}`,
     );
     return EXIT.noAnswer;
   }

@@ -25,6 +25,10 @@ export interface RunCommandOptions {
   maxCost?: number;
   /** Milliseconds. */
   timeout?: number;
+  /** Milliseconds per model call. */
+  modelTimeout?: number;
+  /** Tokens per model turn. */
+  maxOutputTokens?: number;
   lang: LabelLanguage;
   system?: string;
   examples?: string;
@@ -39,13 +43,26 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** Parses a whole number ≥ 1. */
+/** Parses a whole number ≥ 1 written in plain digits (`1e3`, `0x10`, `+5`, ` 5` and unsafe integers are refused). */
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
     throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
   return n;
 }
+
+/** Parses a port number, 0 to 65535, written in plain digits. */
+export function portNumber(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || n > 65535)
+    throw new InvalidArgumentError(`expected a port from 0 to 65535, got "${value}".`);
+  return n;
+}
+
+/** The default of `--model-timeout`: two minutes. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** The default of `--max-output-tokens`. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 2048;
 
 /** Parses an amount of US dollars: `0.5`, `$2`. */
 export function usd(value: string): number {
@@ -102,6 +119,24 @@ export function addAgentOptions(command: Command): Command {
       )
         .argParser(durationMs)
         .env('TAOLOOP_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--model-timeout <duration>',
+        'fail the run when one model call gets no complete answer within this long: 90s, 2m, 500ms, or a number of seconds (not applied to --model human)',
+      )
+        .default(DEFAULT_MODEL_TIMEOUT_MS, '2m')
+        .argParser(durationMs)
+        .env('TAOLOOP_MODEL_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--max-output-tokens <n>',
+        'cap on the tokens of one model turn, so a model that keeps repeating itself stops',
+      )
+        .default(DEFAULT_MAX_OUTPUT_TOKENS)
+        .argParser(positiveInt)
+        .env('TAOLOOP_MAX_OUTPUT_TOKENS'),
     )
     .addOption(
       new Option(

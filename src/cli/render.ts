@@ -8,6 +8,7 @@ import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
+import { safeText } from './safe-text.js';
 
 /** Where and how to render. */
 export interface RenderOptions {
@@ -24,7 +25,10 @@ export interface RenderOptions {
   jsonExtra?: Record<string, unknown>;
 }
 
-/** Returns a function that renders one event. */
+/**
+ * Returns a function that renders one event. Everything that came from the model or a tool is printed
+ * through {@link safeText}, so it cannot move the cursor, clear the screen or reorder what is shown.
+ */
 export function createRenderer(options: RenderOptions): (event: AgentEvent) => void {
   const write = (line: string) => options.out.write(`${line}\n`);
   const l = primaryLabels(options.labels ?? ENGLISH_LABELS);
@@ -49,13 +53,13 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         for (const line of footerLines(event.result, messages)) write(line);
         break;
       case 'run-start':
-        if (options.showQuestion) write(pc.bold(`${l.question}: ${event.question}`));
+        if (options.showQuestion) write(pc.bold(`${l.question}: ${safeText(event.question)}`));
         break;
       case 'approval-end':
         if (event.decision.type === 'reject')
-          write(pc.red(`(rejected: ${event.decision.reason ?? 'by the user'})`));
+          write(pc.red(`(rejected: ${safeText(event.decision.reason ?? 'by the user')})`));
         if (event.decision.type === 'edit')
-          write(pc.yellow(`(approved with edited input: ${event.decision.input})`));
+          write(pc.yellow(`(approved with edited input: ${safeText(event.decision.input)})`));
         break;
       case 'tool-end':
       case 'approval-start':
@@ -72,16 +76,16 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
 
 function turnLines(turn: Turn, text: string, l: ReturnType<typeof primaryLabels>): string[] {
   const lines: string[] = [];
-  if (turn.thought) lines.push(pc.dim(`${l.thought}: ${turn.thought}`));
+  if (turn.thought) lines.push(pc.dim(`${l.thought}: ${safeText(turn.thought)}`));
   switch (turn.type) {
     case 'action':
-      lines.push(pc.bold(`${l.action}: ${turn.tool}[${turn.input}]`));
+      lines.push(pc.bold(`${l.action}: ${safeText(`${turn.tool}[${turn.input}]`)}`));
       break;
     case 'answer':
-      lines.push(pc.bold(pc.green(`${l.answer}: ${turn.text}`)));
+      lines.push(pc.bold(pc.green(`${l.answer}: ${safeText(turn.text)}`)));
       break;
     case 'none':
-      lines.push(pc.red(`(unusable model turn) ${JSON.stringify(text.slice(0, 500))}`));
+      lines.push(pc.red(`(unusable model turn) ${safeText(JSON.stringify(text.slice(0, 500)))}`));
       break;
     default:
       turn satisfies never;
@@ -95,7 +99,7 @@ function turnLines(turn: Turn, text: string, l: ReturnType<typeof primaryLabels>
  * Failed tool calls and format errors are red.
  */
 export function observationLines(text: string, ok: boolean, label: string): string {
-  const [first = '', ...rest] = text.split('\n');
+  const [first = '', ...rest] = safeText(text).split('\n');
   const body = [first, ...rest.map((line) => `    ${line}`)].join('\n');
   return `  ${pc.cyan(`${label}:`)} ${ok ? body : pc.red(body)}`;
 }
@@ -118,7 +122,8 @@ export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSA
     `— ${result.status} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
-  return [pc.red(noAnswerMessage(messages, result.status, result.error)), summary];
+  const detail = result.error === undefined ? undefined : safeText(result.error);
+  return [pc.red(noAnswerMessage(messages, result.status, detail)), summary];
 }
 
 /** The `--json` shape: the result without the bulky raw texts duplicated. */

@@ -20,7 +20,8 @@ import { errorMessage } from '../util/own.js';
 import { UsageError } from './errors.js';
 import { CLI_MESSAGES, type CliMessages } from './i18n.js';
 import type { RunCommandOptions } from './options.js';
-import { buildCliTools, cliToolNames } from './tools.js';
+import { safeText } from './safe-text.js';
+import { buildCliTools, checkToolOptions, cliToolNames } from './tools.js';
 
 /** The tool options a trace keeps (absolute paths), so `taoloop replay` can rebuild the same tools. */
 export interface RecordedCliOptions {
@@ -72,8 +73,11 @@ export async function prepareRun(
     maxSteps: options.maxSteps,
     allowTools: options.yes ? 'all' : options.allow,
   };
+  checkToolOptions(cli.tools, options);
   const tools = await buildCliTools({ ...cli, tools: cli.tools.join(',') });
+  checkAllowed(options.allow, tools);
   const model = await buildModel(options.model, context.env, messages);
+  const humanModel = model.id === 'human';
   const examples = options.examples === undefined ? undefined : loadExamples(abs(options.examples)!);
   const instructions = [
     messages.instructions,
@@ -92,6 +96,9 @@ export async function prepareRun(
     allowTools: cli.allowTools,
     ...optional('maxCostUsd', options.maxCost),
     ...optional('timeoutMs', options.timeout),
+    // A person typing a turn takes as long as it takes: no per-call limit for `--model human`.
+    ...(!humanModel && optional('modelTimeoutMs', options.modelTimeout)),
+    ...(!humanModel && optional('maxOutputTokens', options.maxOutputTokens)),
     ...(instructions.length > 0 && { instructions: instructions.join('\n\n') }),
     ...(examples && examples.examples.length > 0 && { examples: examples.examples }),
   };
@@ -104,8 +111,23 @@ export async function prepareRun(
       cwd: context.cwd,
       ...optional('config', context.config),
     },
-    humanModel: model.id === 'human',
+    humanModel,
   };
+}
+
+/**
+ * Every `--allow TOOL` must name one of the run's tools (as the model calls them).
+ *
+ * @throws {UsageError} naming the run's tools otherwise.
+ */
+function checkAllowed(allow: readonly string[], tools: readonly { name: string }[]): void {
+  const names = [...new Set(tools.map((t) => t.name))];
+  const unknown = allow.filter((name) => !names.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--allow ${unknown.map((n) => `"${n}"`).join(', ')}: not a tool of this run. Its tools: ${names.join(', ')}.`,
+    );
+  }
 }
 
 /** `{ [key]: value }` when the value is defined, else `{}` (optional properties are omitted, never undefined). */
@@ -129,7 +151,9 @@ export async function buildModel(
   const chosen = choice.spec;
   if (chosen.trim().toLowerCase() === 'human') {
     const { humanModel } = await import('../models/human.js');
-    return humanModel({ messages: { intro: messages.humanModelIntro, turn: messages.humanModelTurn } });
+    return showSafely(
+      humanModel({ messages: { intro: messages.humanModelIntro, turn: messages.humanModelTurn } }),
+    );
   }
   try {
     return await resolveModelSpec(chosen, env);
@@ -143,6 +167,22 @@ export async function buildModel(
     }
     throw new UsageError(error.message);
   }
+}
+
+/**
+ * The human model shows the person every message it receives (the prompt, observations): pass them
+ * through {@link safeText} so a tool's output cannot drive the terminal. The messages only serve display
+ * there; what the person types is returned unchanged.
+ */
+function showSafely(model: Model): Model {
+  return {
+    ...model,
+    generate: (request) =>
+      model.generate({
+        ...request,
+        messages: request.messages.map((message) => ({ ...message, content: safeText(message.content) })),
+      }),
+  };
 }
 
 const ExampleSchema = z.object({

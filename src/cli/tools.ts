@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { LabelLanguage } from '../react/labels.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
@@ -22,15 +23,21 @@ export interface CliToolOptions {
 /**
  * The tool names a run gets: `--tools` when given, else calculator plus search when `--docs` is given.
  *
- * @throws {UsageError} for an unknown tool name.
+ * @throws {UsageError} for an unknown tool name, or a `--tools` that names none (`--tools ","`).
  */
 export function cliToolNames(options: CliToolOptions): string[] {
-  const names = options.tools
-    ? options.tools
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : ['calculator', ...(options.docs ? ['search'] : [])];
+  const names =
+    options.tools !== undefined
+      ? options.tools
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : ['calculator', ...(options.docs ? ['search'] : [])];
+  if (names.length === 0) {
+    throw new UsageError(
+      `--tools names no tool${options.tools ? ` ("${options.tools}")` : ''}. Available: ${Object.keys(CLI_TOOLS).join(', ')}.`,
+    );
+  }
   const unknown = names.filter((n) => !Object.hasOwn(CLI_TOOLS, n));
   if (unknown.length) {
     throw new UsageError(
@@ -38,6 +45,24 @@ export function cliToolNames(options: CliToolOptions): string[] {
     );
   }
   return [...new Set(names)];
+}
+
+/**
+ * Refuses a folder or file option that none of the run's tools would use: it is a mistake (a forgotten
+ * `--tools search`), and silently ignoring it would let the run go on without what the person meant to give.
+ *
+ * @throws {UsageError} for `--docs` without search, `--root` without read_file or run_tests, `--wiki-corpus`
+ * without wikipedia.
+ */
+export function checkToolOptions(names: readonly string[], options: CliToolOptions): void {
+  if (options.docs !== undefined && !names.includes('search'))
+    throw new UsageError('--docs is only used by the search tool; add search to --tools.');
+  if (options.root !== undefined && !names.includes('read_file') && !names.includes('run_tests'))
+    throw new UsageError(
+      '--root is only used by the read_file and run_tests tools; add one of them to --tools.',
+    );
+  if (options.wikiCorpus !== undefined && !names.includes('wikipedia'))
+    throw new UsageError('--wiki-corpus is only used by the wikipedia tool; add wikipedia to --tools.');
 }
 
 /** Built-in tool names, with what each needs. */
@@ -79,6 +104,7 @@ async function buildTool(name: string, options: CliToolOptions): Promise<Tool[]>
     }
     case 'wikipedia': {
       const { createWikipediaTools, wikipediaApi, wikipediaCorpus } = await import('../tools/wikipedia.js');
+      if (options.wikiCorpus) checkWikiCorpus(options.wikiCorpus);
       const backend = options.wikiCorpus ? wikipediaCorpus(options.wikiCorpus) : wikipediaApi();
       return createWikipediaTools({ backend });
     }
@@ -102,5 +128,64 @@ async function buildTool(name: string, options: CliToolOptions): Promise<Tool[]>
     }
     default:
       throw new UsageError(`unknown tool "${name}".`);
+  }
+}
+
+/** How much of a corpus is read to check its first page. */
+const CORPUS_PEEK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Checks `--wiki-corpus FILE` before the run, rather than at the model's first search: it exists, is a
+ * file, can be read, and its first page is a `{"title": "...", "text": "..."}` JSON line.
+ *
+ * @throws {UsageError} saying which of these is wrong.
+ */
+export function checkWikiCorpus(file: string): void {
+  let size: number;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new UsageError(`the wikipedia corpus ${file} is not a file (--wiki-corpus).`);
+    size = stat.size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `the wikipedia corpus ${file} does not exist (--wiki-corpus): ${errorMessage(error)}`,
+    );
+  }
+  let head: string;
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(Math.min(size, CORPUS_PEEK_BYTES));
+      const read = readSync(fd, buffer, 0, buffer.length, 0);
+      head = buffer.subarray(0, read).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw new UsageError(`cannot read the wikipedia corpus ${file} (--wiki-corpus): ${errorMessage(error)}`);
+  }
+  const lines = head.split('\n');
+  // The last piece may be cut off by the peek; judge it only when the whole file was read.
+  const complete = size <= CORPUS_PEEK_BYTES ? lines : lines.slice(0, -1);
+  const first = complete.find((line) => line.trim() !== '');
+  if (first === undefined) {
+    if (size <= CORPUS_PEEK_BYTES)
+      throw new UsageError(
+        `the wikipedia corpus ${file} has no pages: expected one {"title", "text"} JSON object per line.`,
+      );
+    return;
+  }
+  let page: unknown;
+  try {
+    page = JSON.parse(first);
+  } catch {
+    page = undefined;
+  }
+  const fields = page as { title?: unknown; text?: unknown } | undefined;
+  if (typeof fields?.title !== 'string' || typeof fields.text !== 'string') {
+    throw new UsageError(
+      `the wikipedia corpus ${file} is not JSONL of pages: its first line is not a {"title": "...", "text": "..."} object.`,
+    );
   }
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import { DEFAULT_PRICES, type PriceTable } from '../models/pricing.js';
 import type { Model } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
@@ -13,22 +14,55 @@ import type { PromptSet } from './prompts.js';
 import { appendResult, latestResults, readResults, scoreAnswer } from './results.js';
 import { DEFAULT_SAMPLES } from './single-call.js';
 import { runStrategy } from './strategies.js';
-import { type ItemResult, resultKey, type StrategyName } from './types.js';
+import { type ItemResult, resultKey, type StrategyName, type StrategyOutcome } from './types.js';
 
 /** Default for {@link EvalOptions.concurrency}. */
 export const DEFAULT_CONCURRENCY = 4;
 /** Default ReAct / Act step limit: the 7 steps of the paper's notebooks. */
 export const DEFAULT_EVAL_STEPS = 7;
 
-/** Options for {@link runEval}. */
+/** What a {@link PairRunner} gets for one (item, strategy) pair. */
+export interface PairContext {
+  item: EvalItem;
+  kind: Dataset['kind'];
+  prompts: PromptSet;
+  samples: number;
+  maxSteps: number;
+  hybridReactSteps: number;
+  signal: AbortSignal;
+  prices: PriceTable;
+  /** Earlier tries of this pair in the results file (they ended with `error`); 0 for the first try. */
+  attempt: number;
+}
+
+/**
+ * Runs one pair somewhere else than in this process (e.g. on Restate workers: `restateEvalRunner`), where
+ * the model and the tools live. `modelId` is the model that answered; leave it out when the run failed
+ * before a model answered. Failures end in the outcome's status (`error`), never a throw.
+ */
+export type PairRunner = (
+  strategy: StrategyName,
+  context: PairContext,
+) => Promise<StrategyOutcome & { modelId?: string }>;
+
+/** Options for {@link runEval}: `model` and `createTools` to run pairs here, or `runPair` to run them elsewhere. */
 export interface EvalOptions {
-  model: Model;
+  /** The model (required unless `runPair` is given). */
+  model?: Model;
   dataset: Dataset;
   strategies: readonly StrategyName[];
   /** Prompts for the strategies' kinds (see `loadPrompts`). */
   prompts: PromptSet;
-  /** A fresh pair of Wikipedia tools per episode, e.g. `() => createWikipediaTools({ backend })`. */
-  createTools: () => Tool[];
+  /**
+   * A fresh pair of Wikipedia tools per episode, e.g. `() => createWikipediaTools({ backend })` (required
+   * unless `runPair` is given).
+   */
+  createTools?: () => Tool[];
+  /**
+   * Runs each pair elsewhere instead of with `model` and `createTools` here. Results record the model
+   * the runner reports; a result from another model than the results file already holds stops the run.
+   */
+  runPair?: PairRunner;
   /** The JSONL results file; existing results in it are kept and not run again. */
   resultsFile: string;
   /** Pairs run at the same time. @default 4 */
@@ -92,10 +126,23 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
   const { dataset, strategies } = options;
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  // Every pair in flight listens on this signal (the loop, the model call): no leak warning at high concurrency.
+  setMaxListeners(0, signal);
   const errors = { inARow: 0, max: options.maxConsecutiveErrors ?? 10, last: '' };
   const items = dataset.items.slice(0, options.limit ?? dataset.items.length);
-  const existing = latestResults(readResults(options.resultsFile));
+  if (options.runPair === undefined && (options.model === undefined || options.createTools === undefined)) {
+    throw new TypeError('runEval needs model and createTools, or runPair.');
+  }
+  const lines = readResults(options.resultsFile);
+  const existing = latestResults(lines);
   checkSameRun(existing, options);
+  const tries = new Map<string, number>();
+  for (const r of lines)
+    tries.set(resultKey(r.strategy, r.itemId), (tries.get(resultKey(r.strategy, r.itemId)) ?? 0) + 1);
+  const models = {
+    expected: options.model?.id ?? existing.find((r) => r.status !== 'error')?.modelId,
+    mismatch: undefined as string | undefined,
+  };
   const done = new Map(
     existing.filter((r) => r.status !== 'error').map((r) => [resultKey(r.strategy, r.itemId), r]),
   );
@@ -121,9 +168,16 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
   const worker = async () => {
     for (let task = todo[next++]; task && !signal?.aborted; task = todo[next++]) {
       progress.running += 1;
-      const result = await runPair({ ...options, signal }, task.item, task.strategy, prices);
+      const attempt = tries.get(resultKey(task.strategy, task.item.id)) ?? 0;
+      const result = await runPair({ ...options, signal }, task.item, task.strategy, prices, attempt, models);
       progress.running -= 1;
       if (result === undefined) continue;
+      if (models.expected === undefined && result.status !== 'error') models.expected = result.modelId;
+      if (result.modelId !== models.expected && result.status !== 'error') {
+        models.mismatch ??= `${result.modelId} answered ${task.strategy} on ${task.item.id}, but ${models.expected} answered the other results in ${options.resultsFile}; every result of one file must come from one model.`;
+        stop.abort();
+        continue;
+      }
       appendResult(options.resultsFile, result);
       done.set(resultKey(task.strategy, task.item.id), result);
       ran += 1;
@@ -138,41 +192,50 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
   await Promise.all(Array.from({ length: workers }, worker));
   const results = wanted.flatMap(({ item, strategy }) => done.get(resultKey(strategy, item.id)) ?? []);
   const interrupted = results.length < wanted.length;
-  const stoppedBy = stop.signal.aborted
-    ? `${errors.inARow} results in a row ended with a model error; the last: ${errors.last}`
-    : undefined;
+  const stoppedBy = !stop.signal.aborted
+    ? undefined
+    : (models.mismatch ??
+      `${errors.inARow} results in a row ended with a model error; the last: ${errors.last}`);
   return { results, resumed, ran, interrupted, ...(stoppedBy !== undefined && { stoppedBy }) };
 }
 
 /** Runs one pair and scores it; `undefined` when it was aborted (nothing is recorded). */
 async function runPair(
-  options: EvalOptions,
+  options: EvalOptions & { signal: AbortSignal },
   item: EvalItem,
   strategy: StrategyName,
   prices: PriceTable,
+  attempt: number,
+  models: { expected: string | undefined },
 ): Promise<ItemResult | undefined> {
-  const outcome = await runStrategy(strategy, {
-    model: options.model,
+  const context: PairContext = {
     item,
     kind: options.dataset.kind,
     prompts: options.prompts,
-    createTools: options.createTools,
     samples: options.samples ?? DEFAULT_SAMPLES,
     maxSteps: options.maxSteps ?? DEFAULT_EVAL_STEPS,
     hybridReactSteps: options.hybridReactSteps ?? (options.dataset.kind === 'fever' ? 5 : 7),
     signal: options.signal,
     prices,
-  });
-  if (outcome.status === 'aborted' || options.signal?.aborted) return undefined;
+    attempt,
+  };
+  const { model, createTools } = options;
+  let outcome: StrategyOutcome & { modelId?: string };
+  if (options.runPair) outcome = await options.runPair(strategy, context);
+  else if (model && createTools) {
+    outcome = { ...(await runStrategy(strategy, { ...context, model, createTools })), modelId: model.id };
+  } else throw new TypeError('runEval needs model and createTools, or runPair.');
+  if (outcome.status === 'aborted' || options.signal.aborted) return undefined;
+  const { modelId = models.expected ?? 'unknown', ...rest } = outcome;
   return {
     strategy,
     itemId: item.id,
     dataset: options.dataset.name,
-    modelId: options.model.id,
+    modelId,
     question: item.question,
     gold: item.answer,
     ...scoreAnswer(options.dataset.kind, outcome.answer, item.answer),
-    ...outcome,
+    ...rest,
   };
 }
 
@@ -184,10 +247,14 @@ function count(progress: EvalProgress, result: ItemResult): void {
 }
 
 function checkSameRun(existing: readonly ItemResult[], options: EvalOptions): void {
-  const other = existing.find((r) => r.modelId !== options.model.id || r.dataset !== options.dataset.name);
+  // With `runPair` the model is known only from the results: those are checked as they come.
+  const modelId = options.model?.id;
+  const other = existing.find(
+    (r) => (modelId !== undefined && r.modelId !== modelId) || r.dataset !== options.dataset.name,
+  );
   if (other) {
     throw new EvalConfigError(
-      `${options.resultsFile} holds results of ${other.modelId} on ${other.dataset}, not ${options.model.id} on ${options.dataset.name}. Pass another --out folder, or remove the file to start over.`,
+      `${options.resultsFile} holds results of ${other.modelId} on ${other.dataset}, not ${modelId ?? 'these'} on ${options.dataset.name}. Pass another --out folder, or remove the file to start over.`,
     );
   }
 }

@@ -141,41 +141,83 @@ function combine(first: StrategyOutcome, second: StrategyOutcome): StrategyOutco
   };
 }
 
+/** What an eval episode of ReAct or Act needs besides the model and the tools. */
+export interface EvalAgentInput {
+  style: 'react' | 'act';
+  kind: DatasetKind;
+  /** The strategy's few-shot prompt in the paper's format (`prompts.react` or `prompts.act`). */
+  prompt: string;
+  question: string;
+  maxSteps: number;
+}
+
+/** Parsed prompts by text: a run of 500 items parses its prompt once. */
+const parsedPrompts = new Map<string, ReturnType<typeof agentPrompt>>();
+
+/**
+ * The agent options of one ReAct or Act episode, except the model, the tools, the signal and the prices:
+ * the same for a local eval and for a Restate worker serving `taoloop eval --restate` (`evalRunOptions`).
+ * Turns are not streamed: nobody watches an eval's tokens, and streaming costs several times the CPU per
+ * call (issue 9's throughput benchmark).
+ */
+export function evalAgentOptions(input: EvalAgentInput) {
+  let prompt = parsedPrompts.get(input.prompt);
+  if (prompt === undefined) {
+    prompt = agentPrompt(input.prompt);
+    if (parsedPrompts.size >= 16) parsedPrompts.clear();
+    parsedPrompts.set(input.prompt, prompt);
+  }
+  const instructions = [prompt.instructions, input.style === 'act' ? ACT_INSTRUCTIONS : '']
+    .filter((part) => part !== '')
+    .join('\n');
+  return {
+    question: input.question,
+    maxSteps: input.maxSteps,
+    labels: input.kind === 'fever' ? FEVER_LABELS_SET : ENGLISH_LABELS,
+    examples: prompt.examples,
+    temperature: 0,
+    streaming: false,
+    ...(instructions !== '' && { instructions }),
+  };
+}
+
 async function runAgentStrategy(
   context: StrategyContext,
   style: 'react' | 'act',
   maxSteps: number,
 ): Promise<StrategyOutcome> {
-  const prompt = agentPrompt(requirePrompt(context, style));
-  const instructions = [prompt.instructions, style === 'act' ? ACT_INSTRUCTIONS : '']
-    .filter((part) => part !== '')
-    .join('\n');
   try {
     const result = await runAgent({
       model: context.model,
-      question: context.item.question,
       tools: context.createTools(),
-      maxSteps,
-      labels: context.kind === 'fever' ? FEVER_LABELS_SET : ENGLISH_LABELS,
-      examples: prompt.examples,
-      temperature: 0,
-      ...(instructions !== '' && { instructions }),
+      ...evalAgentOptions({
+        style,
+        kind: context.kind,
+        prompt: requirePrompt(context, style),
+        question: context.item.question,
+        maxSteps,
+      }),
       ...(context.signal && { signal: context.signal }),
       ...(context.prices && { prices: context.prices }),
     });
     return fromRunResult(result);
   } catch (error) {
-    return {
-      answer: null,
-      status: 'error',
-      steps: 0,
-      usage: {},
-      formatErrors: 0,
-      inventedObservations: 0,
-      toolErrors: 0,
-      error: errorMessage(error),
-    };
+    return errorOutcome(error);
   }
+}
+
+/** The outcome of a run that failed before it could start (a configuration mistake, an unreachable server). */
+export function errorOutcome(error: unknown): StrategyOutcome {
+  return {
+    answer: null,
+    status: 'error',
+    steps: 0,
+    usage: {},
+    formatErrors: 0,
+    inventedObservations: 0,
+    toolErrors: 0,
+    error: errorMessage(error),
+  };
 }
 
 /** A loop result as a strategy outcome: counts of format errors, invented observations and tool errors. */

@@ -30,6 +30,12 @@ export {
   submitRun,
 } from './client.js';
 export {
+  evalRunOptions,
+  RESTATE_EVAL_STRATEGIES,
+  type RestateEvalOptions,
+  restateEvalRunner,
+} from './eval.js';
+export {
   type AgentServiceOptions,
   type AgentWorkflow,
   type ApprovalAnswer,
@@ -37,6 +43,7 @@ export {
   approvalPromiseName,
   DEFAULT_AGENT_SERVICE_NAME,
   type DurableRunOptions,
+  type EvalEpisode,
   type PendingApproval,
   parseApprovalAnswer,
   parseRunRequest,

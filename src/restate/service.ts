@@ -31,6 +31,21 @@ export interface RunRequest {
   maxSteps?: number;
   /** Free-form strings for `buildRun` (dataset item id, user id, tool set name). */
   metadata?: Record<string, string>;
+  /**
+   * An episode of `taoloop eval --restate`: the worker builds the same run a local eval would (the
+   * strategy's few-shot prompt, labels, instructions, fresh Wikipedia tools; see `evalRunOptions`).
+   */
+  eval?: EvalEpisode;
+}
+
+/** What a worker needs to run one eval episode as `taoloop eval` would. JSON only. */
+export interface EvalEpisode {
+  /** The agent strategies; the tool-less ones (standard, cot, cot-sc) and the hybrids stay local. */
+  strategy: 'react' | 'act';
+  /** `qa` or `fever` (FEVER asks with the `Claim` label). */
+  kind: 'qa' | 'fever';
+  /** The strategy's few-shot prompt, in the paper's format, as the client loaded it. */
+  prompt: string;
 }
 
 /** An approval the run is waiting for, as returned by the workflow's `pending` handler. */
@@ -191,17 +206,36 @@ export function parseRunRequest(input: unknown): RunRequest {
     });
   }
   const { maxSteps, metadata } = input;
+  const episode = input.eval;
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && (maxSteps as number) >= 1)) {
     throw new restate.TerminalError('"maxSteps" must be a whole number ≥ 1', { errorCode: 400 });
   }
   if (metadata !== undefined && !(isRecord(metadata) && Object.values(metadata).every(isString))) {
     throw new restate.TerminalError('"metadata" must map names to strings', { errorCode: 400 });
   }
+  if (episode !== undefined && !isEvalEpisode(episode)) {
+    throw new restate.TerminalError(
+      '"eval" must be {"strategy": "react" | "act", "kind": "qa" | "fever", "prompt": string}',
+      { errorCode: 400 },
+    );
+  }
   return {
     question: input.question,
     ...(maxSteps !== undefined && { maxSteps: maxSteps as number }),
     ...(metadata !== undefined && { metadata: metadata as Record<string, string> }),
+    ...(episode !== undefined && {
+      eval: { strategy: episode.strategy, kind: episode.kind, prompt: episode.prompt },
+    }),
   };
+}
+
+function isEvalEpisode(value: unknown): value is EvalEpisode {
+  return (
+    isRecord(value) &&
+    (value.strategy === 'react' || value.strategy === 'act') &&
+    (value.kind === 'qa' || value.kind === 'fever') &&
+    typeof value.prompt === 'string'
+  );
 }
 
 function isString(value: unknown): value is string {

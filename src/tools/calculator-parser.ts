@@ -74,7 +74,8 @@ class Parser {
     for (let op = this.operator('+', '-'); op !== undefined; op = this.operator('+', '-')) {
       const start = this.index;
       let right = this.product();
-      if (this.barePercent?.start === start && this.barePercent.end === this.index) right = value.times(right);
+      if (this.barePercent?.start === start && this.barePercent.end === this.index)
+        right = value.times(right);
       value = op === '+' ? value.plus(right) : value.minus(right);
     }
     return value;

@@ -101,3 +101,41 @@ test('approvals are journaled too', async () => {
   assert.equal(asked, 1);
   assert.ok(names.includes('step-1-approval'));
 });
+
+test('read tools run again on resume, so the state they keep is rebuilt; side effects are not repeated', async () => {
+  // Like the Wikipedia tools: search sets the current page, lookup reads it. A new worker has fresh tools.
+  const makeTools = () => {
+    let page: string | undefined;
+    return [
+      defineTool({
+        name: 'open',
+        description: 'Opens a page.',
+        input: 'text',
+        run: (p) => ((page = p), `opened ${p}`),
+      }),
+      defineTool({
+        name: 'peek',
+        description: 'Reads the open page.',
+        input: 'text',
+        run: () => `on ${page ?? 'nothing'}`,
+      }),
+    ];
+  };
+  const turns = ['Thought: t\nAction: open[Paris]', 'Thought: t\nAction: peek[]', 'Thought: t\nAnswer: done'];
+  const recorded = new Map<string, unknown>();
+  await runAgent({
+    model: scriptedModel([turns[0]!, new Error('worker killed')]),
+    question: 'q',
+    tools: makeTools(),
+    journal: memoryJournal(recorded).journal,
+  });
+  const { journal, names } = memoryJournal(recorded);
+  const result = await runAgent({
+    model: scriptedModel(turns.slice(1)),
+    question: 'q',
+    tools: makeTools(),
+    journal,
+  });
+  assert.equal(result.steps[1]!.observation?.text, 'on Paris');
+  assert.ok(!names.some((n) => n.endsWith('-tool')), 'read tools are not journaled');
+});

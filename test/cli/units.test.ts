@@ -7,9 +7,12 @@ import { test } from 'node:test';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { compareSteps } from '../../src/cli/commands/replay.js';
 import { consumeRun } from '../../src/cli/commands/run.js';
-import { durationMs, positiveInt, usd } from '../../src/cli/options.js';
+import { durationMs, portNumber, positiveInt, usd } from '../../src/cli/options.js';
+import { observationLines } from '../../src/cli/render.js';
+import { safeText } from '../../src/cli/safe-text.js';
 import { createSpinner, spinnerEnabled } from '../../src/cli/spinner.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
+import { plain } from './support.js';
 
 test('--timeout accepts 90s, 2m, 500ms, 1.5h or plain seconds', () => {
   assert.equal(durationMs('90s'), 90_000);
@@ -26,7 +29,29 @@ test('--max-cost takes USD above 0, with or without a $; --max-steps whole numbe
   assert.equal(usd('$2'), 2);
   for (const bad of ['0', 'abc', '-1', '1e3']) assert.throws(() => usd(bad), /USD/);
   assert.equal(positiveInt('12'), 12);
-  for (const bad of ['0', '1.5', '1e2', 'x']) assert.throws(() => positiveInt(bad), /whole number/);
+  for (const bad of ['0', '1.5', '1e2', 'x', '0x10', ' 5', '+5', '99999999999999999999'])
+    assert.throws(() => positiveInt(bad), /whole number/);
+  assert.equal(portNumber('0'), 0);
+  assert.equal(portNumber('65535'), 65535);
+  for (const bad of ['65536', '0x10', '1e3', '-1', ' 80']) assert.throws(() => portNumber(bad), /port/);
+});
+
+test('safeText shows terminal controls as visible escapes and leaves the rest alone', () => {
+  assert.equal(safeText('rm -rf /\x1b[2K\x1b[1Gls'), 'rm -rf /\\x1b[2K\\x1b[1Gls');
+  assert.equal(safeText('a\tb\nc\r\nd'), 'a\tb\nc\nd', 'tab and newline stay; CRLF is a newline');
+  assert.equal(safeText('over\rwrite'), 'over\\x0dwrite');
+  assert.equal(safeText('\x00\x07\x08\x7f'), '\\x00\\x07\\x08\\x7f');
+  assert.equal(safeText('\x85\x9b'), '\\x85\\x9b', 'C1 controls (CSI as one byte)');
+  assert.equal(
+    safeText('\u202aa\u202eb\u2066c\u2069'),
+    '\\u202aa\\u202eb\\u2066c\\u2069',
+    'bidi embeddings, overrides and isolates',
+  );
+  assert.equal(safeText('café — 日本 \u00a0 ✓'), 'café — 日本 \u00a0 ✓');
+  assert.equal(
+    plain(observationLines('ok\x1b[31m\nnext', true, 'Observation')),
+    '  Observation: ok\\x1b[31m\n    next',
+  );
 });
 
 test('the spinner draws only on terminals outside CI, and clears its line when stopped', () => {

@@ -62,5 +62,9 @@ test('the prompt is written in the label set language, labels and prose alike', 
   const id = renderSystemPrompt({ tools, labels: LABEL_SETS.id });
   assert.match(id, /^Tindakan: nama_alat\[masukan\]$/m);
   assert.match(id, /Jangan menulis "Observasi:" sendiri/);
-  assert.doesNotMatch(pt + fr + id, /\{(thought|action|answer|observation|finish)\}/, 'every placeholder filled');
+  assert.doesNotMatch(
+    pt + fr + id,
+    /\{(thought|action|answer|observation|finish)\}/,
+    'every placeholder filled',
+  );
 });

@@ -7,11 +7,12 @@
  * @module
  */
 import { join } from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { EvalRun } from '../../eval/index.js';
 import type { Model } from '../../models/types.js';
 import type { Tool } from '../../tools/types.js';
 import { EXIT, UsageError } from '../errors.js';
+import { positiveInt } from '../options.js';
 
 /** Options of `taoloop eval`, as commander parses them. */
 export interface EvalCommandOptions {
@@ -27,14 +28,11 @@ export interface EvalCommandOptions {
   dataDir?: string;
   wikiCorpus?: string;
   replayTrajectories?: string;
+  restate?: string;
 }
 
-function wholeNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}".`);
-  return n;
-}
+/** Whole numbers ≥ 1 in plain digits, as everywhere in the CLI. */
+const wholeNumber = positiveInt;
 
 /** Adds `taoloop eval` to `program`; `setExit` receives the exit code (0 done, 1 interrupted, 2 usage). */
 export function registerEvalCommand(program: Command, setExit: (code: number) => void): void {
@@ -64,6 +62,10 @@ export function registerEvalCommand(program: Command, setExit: (code: number) =>
     .option(
       '--wiki-corpus <file>',
       'JSONL of {title, text} pages for the Wikipedia tools instead of the live API',
+    )
+    .option(
+      '--restate <ingress-url>',
+      'run the react / act episodes as Restate runs on the workers behind this ingress (docs/restate.md)',
     )
     .option(
       '--replay-trajectories <file>',
@@ -108,9 +110,14 @@ async function prepare(options: EvalCommandOptions) {
 export async function evalCommand(options: EvalCommandOptions): Promise<number> {
   const ev = await import('../../eval/index.js');
   const { strategies, ...setup } = await prepare(options);
-  const model = await buildModel(options.model);
-  const createTools = await wikipediaTools(options.wikiCorpus);
   const resultsFile = join(options.out, 'results.jsonl');
+  const runner =
+    options.restate !== undefined
+      ? { runPair: await restateRunner(options, options.restate, strategies, resultsFile) }
+      : await (async () => {
+          const model = await buildModel(options.model);
+          return { model, createTools: await wikipediaTools(options.wikiCorpus) };
+        })();
   const progressBar = ev.createProgressBar(setup.dataset.kind === 'qa' ? 'EM' : 'accuracy');
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted'));
@@ -119,10 +126,9 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
   try {
     run = await configError(() =>
       ev.runEval({
-        model,
+        ...runner,
         ...setup,
         strategies,
-        createTools,
         resultsFile,
         concurrency: options.concurrency,
         samples: options.samples,
@@ -140,7 +146,10 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     run,
     dataset: setup.dataset,
     strategies,
-    modelId: model.id,
+    modelId:
+      ('model' in runner ? runner.model.id : undefined) ??
+      run.results.find((r) => r.status !== 'error')?.modelId ??
+      'unknown',
     outDir: options.out,
     resultsFile,
   });
@@ -155,6 +164,42 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     return EXIT.noAnswer;
   }
   return EXIT.answered;
+}
+
+/**
+ * The pair runner of `--restate`: only the agent strategies run there, and the model and the Wikipedia
+ * backend are the workers' (`taoloop worker --restate --model ... --wiki-corpus ...`), so the options that
+ * choose them here are refused rather than silently ignored.
+ */
+async function restateRunner(
+  options: EvalCommandOptions,
+  ingressUrl: string,
+  strategies: readonly string[],
+  resultsFile: string,
+) {
+  const { RESTATE_EVAL_STRATEGIES, restateEvalRunner } = await import('../../restate/eval.js');
+  const local = strategies.filter((s) => !(RESTATE_EVAL_STRATEGIES as readonly string[]).includes(s));
+  if (local.length > 0) {
+    throw new UsageError(
+      `--restate runs only ${RESTATE_EVAL_STRATEGIES.join(' and ')} (agent runs) on the workers; run ${local.join(', ')} without --restate.`,
+    );
+  }
+  for (const [flag, value] of [
+    ['--model', options.model],
+    ['--wiki-corpus', options.wikiCorpus],
+  ] as const) {
+    if (value !== undefined) {
+      throw new UsageError(
+        `${flag} belongs to the workers with --restate (taoloop worker --restate ${flag} ...); leave it out here.`,
+      );
+    }
+  }
+  try {
+    new URL(ingressUrl);
+  } catch {
+    throw new UsageError(`--restate needs the ingress URL, e.g. http://127.0.0.1:8080; got "${ingressUrl}".`);
+  }
+  return restateEvalRunner(ingressUrl, { resultsFile });
 }
 
 /** Replays a trajectories file both ways, prints both scores and the runs that changed, writes replay.md. */

@@ -12,6 +12,7 @@ import { replayModel } from '../../models/replay.js';
 import { LABEL_SETS } from '../../react/labels.js';
 import type { Trace } from '../../trace/trace.js';
 import { EXIT, UsageError } from '../errors.js';
+import { safeText } from '../safe-text.js';
 import type { RecordedCliOptions } from '../setup.js';
 import { buildCliTools } from '../tools.js';
 import { loadTrace, traceLanguage } from './trace.js';
@@ -113,11 +114,11 @@ function describeTurn(step: Step): string {
 
 function printReport(file: string, trace: Trace, result: RunResult, differences: ObservationDifference[]) {
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  out(pc.dim(`Replaying ${trace.steps.length} recorded model turns of ${file}`));
+  out(pc.dim(`Replaying ${trace.steps.length} recorded model turns of ${safeText(file)}`));
   const differing = new Map(differences.map((d) => [d.step, d]));
   for (const step of trace.steps) {
     const d = differing.get(step.index);
-    const label = `step ${step.index}  ${describeTurn(step)}`;
+    const label = `step ${step.index}  ${safeText(describeTurn(step))}`;
     if (!d) {
       out(`${label}  ${pc.green('same')}`);
       continue;
@@ -125,8 +126,8 @@ function printReport(file: string, trace: Trace, result: RunResult, differences:
     out(
       `${label}  ${pc.red(d.now === null && !result.steps.some((s) => s.index === d.step) ? 'not reached' : 'differs')}`,
     );
-    out(`  recorded: ${indent(d.recorded ?? '(none)')}`);
-    out(`  now:      ${indent(d.now ?? '(none)')}`);
+    out(`  recorded: ${indent(safeText(d.recorded ?? '(none)'))}`);
+    out(`  now:      ${indent(safeText(d.now ?? '(none)'))}`);
   }
   const recordedStatus = trace.result?.status ?? 'incomplete';
   const verdict =

@@ -2,6 +2,7 @@
  * `taoloop run` and `taoloop ask`: prepare the run, then stream its events to the terminal and to a trace
  * file written as they happen. Ctrl-C stops the run (status `aborted`, trace complete); a second Ctrl-C
  * quits at once after noting it in the trace; a crash leaves a trace ending with a `run-error` line.
+ * Ctrl-C at a prompt (approval, the human tool, `--model human`) counts the same.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
 import { EXIT, UsageError } from '../errors.js';
+import { type InterruptReason, onRunInterrupt } from '../interrupt.js';
 import type { RunCommandOptions } from '../options.js';
 import { createRenderer } from '../render.js';
 import { type PreparedRun, prepareRun } from '../setup.js';
@@ -135,7 +137,9 @@ function openTrace(target: TraceTarget, prepared: PreparedRun): TraceWriter | un
 
 /**
  * First Ctrl-C: abort the run (it ends with status `aborted` and a complete trace). Second: note it in
- * the trace and exit at once with 130, the shell's code for SIGINT.
+ * the trace and exit at once with 130, the shell's code for SIGINT. Ctrl-C reaches here as the process's
+ * SIGINT, or from a prompt whose readline caught it (see `interrupt.ts`). Closed output (EPIPE) aborts the
+ * run quietly.
  */
 function onInterrupts(
   controller: AbortController,
@@ -143,7 +147,11 @@ function onInterrupts(
   trace: () => TraceWriter | undefined,
 ): () => void {
   let count = 0;
-  const handler = () => {
+  const handler = (reason: InterruptReason) => {
+    if (reason === 'output-closed') {
+      if (!controller.signal.aborted) controller.abort(new Error('the output was closed'));
+      return;
+    }
     count += 1;
     if (count === 1) {
       process.stderr.write(`\n${pc.yellow(notice)}\n`);
@@ -153,6 +161,11 @@ function onInterrupts(
     trace()?.writeError('interrupted twice (Ctrl-C): quit at once');
     process.exit(130);
   };
-  process.on('SIGINT', handler);
-  return () => process.off('SIGINT', handler);
+  const onSigint = () => handler('ctrl-c');
+  process.on('SIGINT', onSigint);
+  const unregister = onRunInterrupt(handler);
+  return () => {
+    process.off('SIGINT', onSigint);
+    unregister();
+  };
 }

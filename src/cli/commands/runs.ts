@@ -8,6 +8,7 @@
 import pc from 'picocolors';
 import { listRuns, type RunSummary, runsFolder } from '../../trace/runs.js';
 import { formatUsd } from '../render.js';
+import { safeText } from '../safe-text.js';
 
 /** Options of `taoloop runs`. */
 export interface RunsCommandOptions {
@@ -45,7 +46,7 @@ export function runsCommand(options: RunsCommandOptions): number {
 }
 
 const truncate = (text: string, max: number) => {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = safeText(text.replace(/\s+/g, ' ').trim());
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 };
 

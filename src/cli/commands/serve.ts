@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
+import { portNumber } from '../options.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
 interface ServeCommandOptions {
@@ -16,13 +17,6 @@ interface ServeCommandOptions {
   root?: string;
   wikiCorpus?: string;
   runsDir?: string;
-}
-
-function portNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new InvalidArgumentError(`expected a port from 0 to 65535, got "${value}".`);
-  return n;
 }
 
 function collect(value: string, previous: string[]): string[] {

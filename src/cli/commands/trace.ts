@@ -1,6 +1,7 @@
 /**
  * `taoloop trace FILE`: a recorded run printed as its text transcript (Question, then Thought / Action /
- * Observation per step, then the Answer and the footer), through the same renderer as a live run.
+ * Observation per step, then the Answer and the footer), through the same renderer as a live run. A trace
+ * holds what a model and tools wrote: everything from it is printed through `safeText`.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { errorMessage } from '../../util/own.js';
 import { UsageError } from '../errors.js';
 import { CLI_MESSAGES } from '../i18n.js';
 import { createRenderer } from '../render.js';
+import { safeText } from '../safe-text.js';
 
 /** Reads a trace given as a path or a run id from the runs folder (`last` for the newest). */
 export function loadTrace(ref: string): { file: string; trace: Trace } {
@@ -45,13 +47,13 @@ export function traceCommand(ref: string): number {
     showQuestion: true,
   });
   const { header } = trace;
-  process.stdout.write(pc.dim(`${header.startedAt} · ${header.modelId} · ${file}\n`));
+  process.stdout.write(`${pc.dim(safeText(`${header.startedAt} · ${header.modelId} · ${file}`))}\n`);
   // A trace cut off before run-start (or written by a library caller without one) still names its question.
   if (!trace.events.some((e) => e.type === 'run-start'))
-    process.stdout.write(`${pc.bold(`Question: ${header.question}`)}\n`);
+    process.stdout.write(`${pc.bold(`Question: ${safeText(header.question)}`)}\n`);
   for (const line of trace.events) {
     if (line.type === 'run-error') {
-      process.stdout.write(`${pc.red(`The run crashed or was stopped at once: ${line.error}`)}\n`);
+      process.stdout.write(`${pc.red(`The run crashed or was stopped at once: ${safeText(line.error)}`)}\n`);
       continue;
     }
     render(line);

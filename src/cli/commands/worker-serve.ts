@@ -31,27 +31,42 @@ export async function serveWorker(options: WorkerCommandOptions): Promise<void> 
   await worker.close();
 }
 
-/** The agent workflow for the CLI's model and tools, built once and shared by every run. */
+/**
+ * The agent workflow for the CLI's model and tools. The model is shared; the tools are built once at start
+ * (so a bad option fails at once) and again for every run, because some keep state (Wikipedia's current
+ * page for lookup) that concurrent runs must not share. Requests from
+ * `taoloop eval --restate` (with `eval`) get the eval's run instead: the few-shot prompt and labels they
+ * carry, and a fresh pair of Wikipedia tools (over `--wiki-corpus`, else the live API) per run.
+ */
 async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: AgentWorkflow; modelId: string }> {
-  const [{ buildCliTools }, { LABEL_SETS }, { agentService }] = await Promise.all([
-    import('../tools.js'),
-    import('../../react/labels.js'),
-    import('../../restate/service.js'),
-  ]);
-  const tools = await buildCliTools(options);
+  const [{ buildCliTools }, { LABEL_SETS }, { agentService }, { evalRunOptions }, wikipedia] =
+    await Promise.all([
+      import('../tools.js'),
+      import('../../react/labels.js'),
+      import('../../restate/service.js'),
+      import('../../restate/eval.js'),
+      import('../../tools/wikipedia.js'),
+    ]);
+  await buildCliTools(options);
   const model = await buildModel(options.model);
   const labels = LABEL_SETS[options.lang];
+  const backend =
+    options.wikiCorpus !== undefined
+      ? wikipedia.wikipediaCorpus(options.wikiCorpus)
+      : wikipedia.wikipediaApi();
+  const createTools = () => wikipedia.createWikipediaTools({ backend });
   const agent = agentService({
     ...(options.name !== undefined && { name: options.name }),
-    buildRun: async (request) => ({
-      model,
-      tools,
-      question: request.question,
-      maxSteps: request.maxSteps ?? options.maxSteps,
-      mode: options.mode,
-      labels,
-      allowTools: options.yes ? 'all' : options.allow,
-    }),
+    buildRun: async (request) =>
+      evalRunOptions(request, { model, createTools }) ?? {
+        model,
+        tools: await buildCliTools(options),
+        question: request.question,
+        maxSteps: request.maxSteps ?? options.maxSteps,
+        mode: options.mode,
+        labels,
+        allowTools: options.yes ? 'all' : options.allow,
+      },
   });
   return { agent, modelId: model.id };
 }

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { LabelLanguage } from '../../react/labels.js';
 import { UsageError } from '../errors.js';
-import { addToolOptions, positiveInt } from '../options.js';
+import { addToolOptions, portNumber, positiveInt } from '../options.js';
 
 /** Options of `taoloop worker`, as commander parses them. */
 export interface WorkerCommandOptions {
@@ -31,13 +31,7 @@ export interface WorkerCommandOptions {
   mode: 'text' | 'native' | 'auto';
 }
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n > 65535) {
-    throw new InvalidArgumentError(`expected a port number (0-65535), got "${value}".`);
-  }
-  return n;
-}
+const port = portNumber;
 
 /**
  * Adds `taoloop worker --restate [--port 9080] [--replicas n] [--register <admin-url>]` to `program`. The

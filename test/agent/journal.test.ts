@@ -111,7 +111,10 @@ test('read tools run again on resume, so the state they keep is rebuilt; side ef
         name: 'open',
         description: 'Opens a page.',
         input: 'text',
-        run: (p) => ((page = p), `opened ${p}`),
+        run: (p) => {
+          page = p;
+          return `opened ${p}`;
+        },
       }),
       defineTool({
         name: 'peek',

@@ -228,17 +228,13 @@ async function configError<T>(f: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/** The model for a spec, or the default chain (TAOLOOP_MODEL, an API key, Ollama, the embedded model). */
 async function buildModel(spec: string | undefined): Promise<Model> {
-  const { defaultModelSpec, describeModelSetup, resolveModelSpec } = await import('../../models/spec.js');
-  const { ModelConfigError } = await import('../../models/errors.js');
-  const chosen = spec ?? defaultModelSpec(process.env);
-  if (!chosen) throw new UsageError(`no model is configured.\n${describeModelSetup()}`);
-  try {
-    return await resolveModelSpec(chosen, process.env);
-  } catch (error) {
-    if (error instanceof ModelConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+  const [{ buildModel: build }, { CLI_MESSAGES }] = await Promise.all([
+    import('../setup.js'),
+    import('../i18n.js'),
+  ]);
+  return build(spec, process.env, CLI_MESSAGES.en);
 }
 
 /** A factory of fresh Wikipedia tools (one pair per episode) over a local corpus or the live API. */

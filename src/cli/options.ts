@@ -95,7 +95,7 @@ export function addAgentOptions(command: Command): Command {
     .addOption(
       new Option(
         '-m, --model <spec>',
-        'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model>, local:<file.gguf>, or human (you write each Thought and Action) (default: the first provider whose API key is set)',
+        'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model>, local:<file.gguf>, or human (you write each Thought and Action) (default: $TAOLOOP_MODEL, then the first provider whose API key is set, then a local Ollama, then the embedded model; see taoloop models)',
       ).env('TAOLOOP_MODEL'),
     )
     .addOption(

@@ -31,6 +31,31 @@ function taoloop(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
 }
 
 describe('taoloop eval', () => {
+  test('when every item fails on the model, it says why and exits 1', async () => {
+    const server = await startFakeOpenAI({
+      replies: [],
+      failWhen: () => ({ status: 400, message: 'model not found' }),
+    });
+    try {
+      const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-fail-'));
+      const result = await taoloop([
+        ...[
+          '--dataset',
+          fixture('eval-qa.jsonl'),
+          '--strategy',
+          'cot',
+          '--prompts',
+          fixture('eval-prompts.json'),
+        ],
+        ...['--model', `openai-compatible:${server.baseURL}#missing`, '--limit', '2', '--out', out],
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /2 of 2 results ended in a model error, e\.g\.: .*model not found/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('runs strategies against a local server and writes results, report and chart', async () => {
     const answers = oracleAnswers(fixture('eval-qa.jsonl'));
     const server = await startFakeOpenAI({

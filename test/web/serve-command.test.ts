@@ -58,3 +58,15 @@ test('taoloop serve refuses the human tool and a bad port', { timeout: 30_000 },
   assert.equal(await port.exited, 2);
   assert.match(port.output().stderr, /port from 0 to 65535/);
 });
+
+test('taoloop serve --model offers the models given on the command line', { timeout: 30_000 }, async () => {
+  const runsDir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-serve-'));
+  const spec = 'openai-compatible:http://127.0.0.1:9/v1#given';
+  const server = serve(['--port', '0', '--runs-dir', runsDir, '--model', spec, '-m', `${spec}-too`]);
+  const url = await server.url;
+  const config = (await (await fetch(`${url}api/config`)).json()) as { models: unknown[] };
+  assert.deepEqual(config.models, [spec, `${spec}-too`]);
+  server.child.kill('SIGINT');
+  assert.equal(await server.exited, 0);
+  await rm(runsDir, { recursive: true, force: true });
+});

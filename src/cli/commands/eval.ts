@@ -157,13 +157,22 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     `${report.table}\n\nResults: ${resultsFile}\nReport: ${report.markdownFile}, ${report.chartFile}\n`,
   );
   if (run.stoppedBy !== undefined) process.stderr.write(`taoloop: stopped: ${run.stoppedBy}\n`);
+  // Model failures are scored as wrong answers; say why on the terminal, not only in results.jsonl.
+  const failed = run.results.filter((r) => r.status === 'error');
+  if (failed.length > 0) {
+    const first = failed[0]?.error ?? 'unknown error';
+    process.stderr.write(
+      `taoloop: ${failed.length} of ${run.results.length} results ended in a model error, e.g.: ${first}\n`,
+    );
+  }
   if (run.interrupted) {
     process.stderr.write(
       `taoloop: not finished; ${run.results.length} results are kept in ${resultsFile}. Run the same command again to finish.\n`,
     );
     return EXIT.noAnswer;
   }
-  return EXIT.answered;
+  // Every item failing means nothing was measured: that is a failed evaluation, not a score of 0.
+  return run.results.length > 0 && failed.length === run.results.length ? EXIT.noAnswer : EXIT.answered;
 }
 
 /**

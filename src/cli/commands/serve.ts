@@ -46,6 +46,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       '-m, --model <spec>',
       'a model the page offers (repeatable; $TAOLOOP_MODEL or the first provider with an API key is added)',
       collect,
+      [] as string[],
     )
     .option(
       '-t, --tools <list>',

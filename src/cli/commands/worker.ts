@@ -62,9 +62,10 @@ export function registerWorkerCommand(program: Command, setExit: (code: number) 
       'register with this Restate admin API once listening, e.g. http://127.0.0.1:9070',
     )
     .addOption(
-      new Option('-m, --model <spec>', 'model (default: the first provider whose API key is set)').env(
-        'TAOLOOP_MODEL',
-      ),
+      new Option(
+        '-m, --model <spec>',
+        'model (default: $TAOLOOP_MODEL, then the first provider whose API key is set, then a local Ollama, then the embedded model; see taoloop models)',
+      ).env('TAOLOOP_MODEL'),
     )
     .addOption(
       new Option(

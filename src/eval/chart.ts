@@ -55,7 +55,10 @@ export function renderChart(
     const cy = py(s.score).toFixed(1);
     parts.push(
       `<circle cx="${cx}" cy="${cy}" r="5" fill="${color}"><title>${escapeXml(`${s.strategy}: ${(s.score * 100).toFixed(1)}%, ${formatX(xOf(s))}`)}</title></circle>`,
-      `<text x="${Number(cx) + 8}" y="${Number(cy) - 8}" fill="${color}">${escapeXml(s.strategy)}</text>`,
+      // Points in the right half are labelled on their left, so a label never runs off the chart.
+      Number(cx) > WIDTH / 2
+        ? `<text x="${Number(cx) - 8}" y="${Number(cy) - 8}" fill="${color}" text-anchor="end">${escapeXml(s.strategy)}</text>`
+        : `<text x="${Number(cx) + 8}" y="${Number(cy) - 8}" fill="${color}">${escapeXml(s.strategy)}</text>`,
     );
   });
   parts.push('</svg>', '');

@@ -5,30 +5,33 @@
  *
  * @module
  */
+
 import { type Command, Option } from 'commander';
-import type { LabelLanguage } from '../../react/labels.js';
 import { UsageError } from '../errors.js';
-import { addToolOptions, portNumber, positiveInt } from '../options.js';
+import { addToolOptions, portNumber, positiveInt, type RunCommandOptions } from '../options.js';
 
 /** Options of `taoloop worker`, as commander parses them. */
-export interface WorkerCommandOptions {
+export interface WorkerCommandOptions
+  extends Pick<
+    RunCommandOptions,
+    | 'model'
+    | 'maxSteps'
+    | 'lang'
+    | 'tools'
+    | 'docs'
+    | 'root'
+    | 'wikiCorpus'
+    | 'allowUnsandboxed'
+    | 'yes'
+    | 'allow'
+    | 'mode'
+  > {
   restate: boolean;
   port: number;
   host: string;
   replicas: number;
   name?: string;
   register?: string;
-  model?: string;
-  maxSteps: number;
-  lang: LabelLanguage;
-  tools?: string;
-  docs?: string;
-  root?: string;
-  wikiCorpus?: string;
-  allowUnsandboxed: boolean;
-  yes: boolean;
-  allow: string[];
-  mode: 'text' | 'native' | 'auto';
 }
 
 const port = portNumber;

@@ -34,14 +34,22 @@ export const DEFAULT_MAX_STEPS = 8;
  * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
 export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
-  if (options.telemetry) return yield* withTelemetry(runLoop(options), options.telemetry);
-  return yield* runLoop(options);
+  // The run's clock keeps the process alive, so it is cleared however the run ends, a consumer that
+  // stops reading early included.
+  const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs);
+  try {
+    const run = runLoop(options, timer?.signal);
+    return yield* options.telemetry ? withTelemetry(run, options.telemetry) : run;
+  } finally {
+    timer?.clear();
+  }
 }
 
-async function* runLoop(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
+async function* runLoop(
+  callerOptions: AgentOptions,
+  deadline: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent, RunResult> {
   const started = performance.now();
-  const timer = callerOptions.timeoutMs === undefined ? undefined : timeoutSignal(callerOptions.timeoutMs);
-  const deadline = timer?.signal;
   const signal = anySignal(callerOptions.signal, deadline);
   const labels = callerOptions.labels ?? ENGLISH_LABELS;
   const options = { ...callerOptions, labels, ...(signal && { signal }) };
@@ -173,7 +181,6 @@ async function* runLoop(callerOptions: AgentOptions): AsyncGenerator<AgentEvent,
         turn satisfies never;
     }
   }
-  timer?.clear();
   yield { type: 'run-end', result };
   return result;
 }

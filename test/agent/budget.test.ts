@@ -116,3 +116,21 @@ test('prices match by the longest model name prefix', () => {
   assert.equal(findPrice('openai-compatible:http://127.0.0.1:8080/v1#my-model'), undefined);
   assert.equal(costUsd({ inputTokens: 10 }, findPrice('openai:gpt-4o')), undefined);
 });
+
+test('a consumer that stops reading early does not keep the process alive until timeoutMs', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const script = `
+    const { streamAgent } = await import('./src/agent/loop.ts');
+    const { scriptedModel } = await import('./src/testing/scripted-model.ts');
+    const run = streamAgent({ model: scriptedModel(['Thought: t\\nAnswer: 1']), question: 'q', tools: [], timeoutMs: 60000 });
+    for await (const event of run) if (event.type === 'run-start') break;
+    console.log('done');`;
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: new URL('../../', import.meta.url),
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(child.stdout.trim(), 'done', child.stderr);
+  assert.ok(performance.now() - started < 20_000, 'exited long before the 60 s run timeout');
+});

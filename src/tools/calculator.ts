@@ -77,7 +77,7 @@ function formatResult(value: Decimal): string {
  */
 export const calculator: Tool = {
   name: 'calculator',
-  description: 'Evaluates arithmetic: numbers, + - * / ^ %, parentheses. Example: calculator[20 * 12 * 7]',
+  description: 'Evaluates arithmetic exactly: numbers, + - * / ^ %, parentheses, e.g. 20 * 12 * 7.',
   inputHint: 'arithmetic expression',
   effects: 'read',
   maxInputChars: DEFAULT_MAX_EXPRESSION_CHARS,

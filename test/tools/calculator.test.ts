@@ -124,7 +124,9 @@ describe('evaluateExpression cost', () => {
 describe('calculator tool', () => {
   it('describes itself and returns the result string', async () => {
     assert.equal(calculator.name, 'calculator');
-    assert.match(calculator.description, /calculator\[20 \* 12 \* 7\]/);
+    // No text-protocol syntax in the description: it is also the function description in native mode.
+    assert.match(calculator.description, /e\.g\. 20 \* 12 \* 7/);
+    assert.doesNotMatch(calculator.description, /\[/);
     assert.equal(calculator.effects, 'read');
     const signal = new AbortController().signal;
     assert.equal(await calculator.run('20 * 12 * 7', { signal }), '1680');

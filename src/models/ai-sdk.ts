@@ -13,27 +13,21 @@
 
 import {
   type FinishReason as AiFinishReason,
-  type ModelMessage as AiModelMessage,
   APICallError,
   generateText,
-  jsonSchema,
   type LanguageModel,
   type LanguageModelUsage,
   RetryError,
   streamText,
-  type ToolSet,
-  tool,
 } from 'ai';
+import { toAiMessage, toToolCall, toToolSet } from './ai-sdk-messages.js';
 import { ModelCallError } from './errors.js';
 import type {
   FinishReason,
   Model,
-  ModelMessage,
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
-  ModelToolCall,
-  ModelToolDefinition,
   ModelUsage,
 } from './types.js';
 
@@ -111,71 +105,6 @@ function callArguments(settings: CallSettings, request: ModelRequest, abortSigna
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(request.maxOutputTokens === undefined ? {} : { maxOutputTokens: request.maxOutputTokens }),
     ...(abortSignal === undefined ? {} : { abortSignal }),
-  };
-}
-
-/** taoloop messages to AI SDK messages; tool calls and results become content parts. */
-function toAiMessage(message: ModelMessage): AiModelMessage {
-  switch (message.role) {
-    case 'system':
-    case 'user':
-      return { role: message.role, content: message.content };
-    case 'assistant':
-      if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
-      return {
-        role: 'assistant',
-        content: [
-          ...(message.content ? [{ type: 'text' as const, text: message.content }] : []),
-          ...message.toolCalls.map((call) => ({
-            type: 'tool-call' as const,
-            toolCallId: call.id,
-            toolName: call.name,
-            input: parseJsonOr(call.input),
-          })),
-        ],
-      };
-    case 'tool':
-      return {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: message.toolCallId,
-            toolName: message.toolName,
-            output: { type: 'text', value: message.content },
-          },
-        ],
-      };
-    default:
-      return message satisfies never;
-  }
-}
-
-function parseJsonOr(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** Tools offered as functions, without `execute`: the AI SDK returns the calls and the loop runs them. */
-function toToolSet(tools: readonly ModelToolDefinition[]): ToolSet {
-  const set: ToolSet = {};
-  for (const definition of tools) {
-    set[definition.name] = tool({
-      description: definition.description,
-      inputSchema: jsonSchema(definition.inputJsonSchema as Parameters<typeof jsonSchema>[0]),
-    });
-  }
-  return set;
-}
-
-function toToolCall(call: { toolCallId: string; toolName: string; input: unknown }): ModelToolCall {
-  return {
-    id: call.toolCallId,
-    name: call.toolName,
-    input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input ?? {}),
   };
 }
 

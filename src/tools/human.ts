@@ -21,6 +21,15 @@ export interface HumanToolOptions {
   name?: string;
   /** One line for the model. @default {@link DEFAULT_HUMAN_DESCRIPTION} */
   description?: string;
+  /** What the person reads, e.g. translated. @default English: "The agent asks you to:", "What did you observe?" */
+  messages?: { asks: string; observed: string };
+  /** Turns the model's request into the text shown, e.g. escaping control characters. @default as is */
+  show?: (request: string) => string;
+  /**
+   * Called on Ctrl-C at the prompt (readline in terminal mode takes Ctrl-C for itself). The question
+   * ends either way; a caller such as the CLI uses this to stop the run. @default none
+   */
+  onInterrupt?: () => void;
 }
 
 /** The default description of the human tool. */
@@ -64,32 +73,37 @@ export function createHumanTool(options: HumanToolOptions = {}): Tool {
     effects: 'read',
     timeoutMs: DEFAULT_HUMAN_TIMEOUT_MS,
     maxInputChars: 500,
-    run: (request: string, { signal }) =>
-      askPerson(request, options.input ?? process.stdin, options.output ?? process.stderr, signal),
+    run: (request: string, { signal }) => askPerson(request, options, signal),
   };
 }
+
+const ENGLISH = { asks: 'The agent asks you to:', observed: 'What did you observe?' };
 
 const INPUT_ENDED = 'the input ended before anyone answered.';
 
 /** Shows the request, reads one line, and always closes the readline interface. */
-async function askPerson(
-  request: string,
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-  signal: AbortSignal,
-): Promise<string> {
+async function askPerson(request: string, options: HumanToolOptions, signal: AbortSignal): Promise<string> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stderr;
+  const messages = options.messages ?? ENGLISH;
   signal.throwIfAborted();
   // A stream that already ended never emits 'end' again: fail now rather than wait out the timeout.
   if ((input as { readableEnded?: boolean }).readableEnded === true) throw new Error(INPUT_ENDED);
   const terminal = (input as { isTTY?: boolean }).isTTY === true;
   const rl = createInterface({ input, output, terminal });
+  const interrupted = new AbortController();
+  rl.on('SIGINT', () => {
+    interrupted.abort(new Error('interrupted (Ctrl-C)'));
+    options.onInterrupt?.();
+  });
   const ended = new Promise<never>((_, reject) => {
     rl.once('close', () => reject(new Error(INPUT_ENDED)));
   });
   ended.catch(() => undefined); // closing after an answer (or an abort) is not a failure
   try {
-    output.write(`The agent asks you to: ${request}\n`);
-    const answer = await Promise.race([rl.question('What did you observe? ', { signal }), ended]);
+    output.write(`${messages.asks} ${options.show ? options.show(request) : request}\n`);
+    const asking = AbortSignal.any([signal, interrupted.signal]);
+    const answer = await Promise.race([rl.question(`${messages.observed} `, { signal: asking }), ended]);
     return answer.trim() || NO_OBSERVATION;
   } finally {
     rl.close();

@@ -123,3 +123,23 @@ test('in the loop: the answer is the observation and no approval is asked', asyn
   assert.equal(result.steps[0]!.observation?.approval, undefined);
   assert.match(model.requests[0]!.messages[0]!.content, /- human\[what to do or check\]: Asks the person/);
 });
+
+test('the prompts can be translated and the request shown through a filter', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => {
+    shown += chunk.toString('utf8');
+  });
+  const tool = createHumanTool({
+    input,
+    output,
+    messages: { asks: 'O agente pede:', observed: 'O que observou?' },
+    show: (request) => request.toUpperCase(),
+  });
+  const running = tool.run('olhe a chaleira', { signal: new AbortController().signal });
+  while (!shown.includes('O que observou? ')) await once(output, 'data');
+  input.write('está fervendo\n');
+  assert.equal(await running, 'está fervendo');
+  assert.match(shown, /^O agente pede: OLHE A CHALEIRA\nO que observou\? /);
+});

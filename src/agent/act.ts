@@ -7,8 +7,9 @@
 import type { LabelSet } from '../react/labels.js';
 import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
-import type { PreparedCall, ToolRouter } from '../tools/router.js';
+import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
+import { awaited, type Effects } from './effects.js';
 import type {
   AgentEvent,
   AgentOptions,
@@ -22,12 +23,12 @@ import type {
  * Runs the action of step `step`, yielding approval and tool events, and returns the observation.
  * Never throws: refusals, rejections and tool failures are observations.
  */
-export async function* act(
+export function* act(
   turn: ActionTurn,
   step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
-): AsyncGenerator<AgentEvent, StepObservation> {
+): Effects<AgentEvent, StepObservation> {
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
   if (prepared.ok && prepared.needsApproval && !isAllowed(prepared.tool.name, options.allowTools)) {
@@ -39,7 +40,9 @@ export async function* act(
       ...(options.signal && { signal: options.signal }),
     };
     yield { type: 'approval-start', step, request };
-    const decision = await journalOf(options)(`step-${step}-approval`, () => decide(request, options));
+    const decision = yield* awaited(
+      journalOf(options)(`step-${step}-approval`, () => decide(request, options)),
+    );
     approval = decision;
     yield { type: 'approval-end', step, request, decision };
     if (approval.type === 'reject') {
@@ -56,12 +59,7 @@ export async function* act(
   const input = prepared.ok ? prepared.rawInput : turn.input;
   yield { type: 'tool-start', step, tool: turn.tool, input };
   const outcome = prepared.ok
-    ? await journalTool(options, step, prepared as PreparedCall, () =>
-        router.execute(prepared as PreparedCall, {
-          ...(options.signal && { signal: options.signal }),
-          ...(options.toolTimeoutMs !== undefined && { timeoutMs: options.toolTimeoutMs }),
-        }),
-      )
+    ? yield* awaited(journalTool(options, step, prepared, router))
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
@@ -73,14 +71,15 @@ export async function* act(
     observation: text,
     durationMs: outcome.durationMs,
   };
-  return {
+  const observation: StepObservation = {
     text,
     source: 'tool',
     ok: outcome.ok,
     durationMs: outcome.durationMs,
-    ...(outcome.fullOutput !== undefined && { fullText: outcome.fullOutput }),
-    ...(approval && { approval }),
   };
+  if (outcome.fullOutput !== undefined) observation.fullText = outcome.fullOutput;
+  if (approval) observation.approval = approval;
+  return observation;
 }
 
 /**
@@ -88,14 +87,16 @@ export async function* act(
  * run again on resume instead: they may keep state that later calls need (the Wikipedia tools' current
  * page for `lookup`), which a recorded result could not restore, and running a read twice is harmless.
  */
-function journalTool<T>(
+function journalTool(
   options: AgentOptions,
   step: number,
   call: PreparedCall,
-  effect: () => Promise<T>,
-): Promise<T> {
-  if ((call.tool.effects ?? 'read') === 'read') return effect();
-  return journalOf(options)(`step-${step}-tool`, effect);
+  router: ToolRouter,
+): ToolOutcome | Promise<ToolOutcome> {
+  const execution = { signal: options.signal, timeoutMs: options.toolTimeoutMs };
+  // A read tool that answers synchronously is not awaited at all (`runPrepared`).
+  if ((call.tool.effects ?? 'read') === 'read') return router.runPrepared(call, execution);
+  return journalOf(options)(`step-${step}-tool`, () => router.execute(call, execution));
 }
 
 /** The caller's journal, or a pass-through. */

@@ -4,22 +4,32 @@
  * @module
  */
 
-import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } from '../models/types.js';
+import type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ModelToolCall,
+  ModelUsage,
+} from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
 import { errorMessage } from '../util/own.js';
+import { awaited, type Effects } from './effects.js';
+import type { AgentEvent } from './types.js';
 
 /**
- * Calls the model. With `stream`, yields text deltas as they arrive and stops reading (cancelling the
- * request) as soon as the model starts writing its own observation, or a new step after its answer, so
- * a server that ignores stop sequences costs no more tokens. Returns the complete response.
+ * Calls the model. With `stream`, yields a `model-delta` event for each text delta as it arrives and stops
+ * reading (cancelling the request) as soon as the model starts writing its own observation, or a new step
+ * after its answer, so a server that ignores stop sequences costs no more tokens. Returns the complete
+ * response. Runs under an {@link Effects} driver.
  */
-export async function* callModel(
+export function* callModel(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; cut?: boolean },
-): AsyncGenerator<string, ModelResponse> {
-  if (!options.stream || !model.stream) return await model.generate(request);
+  options: { stream: boolean; labels: LabelSet; cut?: boolean; step: number },
+): Effects<AgentEvent, ModelResponse> {
+  if (!options.stream || !model.stream) return yield* awaited(model.generate(request));
   const controller = new AbortController();
   const outer = request.signal;
   const onAbort = () => controller.abort(outer?.reason);
@@ -29,8 +39,24 @@ export async function* callModel(
   const cut = options.cut === false ? undefined : new StreamCut(options.labels);
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
+  const parts = model.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
+  // As `for await` does: the stream is closed (`return()`) when reading stops before its end, but not
+  // when it failed or ended by itself.
+  let open = true;
   try {
-    for await (const part of model.stream({ ...request, signal: controller.signal })) {
+    for (;;) {
+      let next: IteratorResult<ModelStreamPart>;
+      try {
+        next = yield* awaited(parts.next());
+      } catch (error) {
+        open = false;
+        throw error;
+      }
+      if (next.done) {
+        open = false;
+        break;
+      }
+      const part = next.value;
       if (part.type === 'finish') {
         response = {
           text,
@@ -46,7 +72,7 @@ export async function* callModel(
         continue;
       }
       text += part.text;
-      yield part.text;
+      yield { type: 'model-delta', step: options.step, text: part.text };
       if (cut && cut.push(part.text) >= 0) {
         response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
         break;
@@ -56,6 +82,7 @@ export async function* callModel(
     outer?.removeEventListener('abort', onAbort);
     // Cancels the HTTP request when we stopped reading early; harmless after a normal finish.
     controller.abort();
+    if (open) yield* awaited(parts.return?.());
   }
   outer?.throwIfAborted();
   return response ?? { text, usage: {}, finishReason: 'unknown' };
@@ -71,11 +98,11 @@ export interface StopSequenceState {
  * "Unsupported parameter: 'stop'") the call is made again without them, and later calls in the run skip
  * them. The client-side cut at an invented observation still applies.
  */
-export async function* requestTurn(
+export function* requestTurn(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState; cut?: boolean },
-): AsyncGenerator<string, ModelResponse> {
+  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState; cut?: boolean; step: number },
+): Effects<AgentEvent, ModelResponse> {
   const withoutStop = (): ModelRequest => {
     const { stopSequences: _dropped, ...rest } = request;
     return rest;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { errorMessage, getOwn } from '../util/own.js';
+import { errorMessage, getOwn, isPromiseLike } from '../util/own.js';
 import { DEFAULT_MAX_INPUT_CHARS, type Tool } from './types.js';
 import { validateToolInput } from './validate.js';
 
@@ -53,6 +53,14 @@ export class ToolConfigError extends Error {
   override name = 'ToolConfigError';
 }
 
+/** Options for running a prepared call. */
+export interface ExecuteOptions {
+  /** Cancels the call (the tool sees it through its own signal and is abandoned). */
+  signal?: AbortSignal | undefined;
+  /** Time the tool may run, in ms. @default the tool's `timeoutMs`, else {@link DEFAULT_TOOL_TIMEOUT_MS} */
+  timeoutMs?: number | undefined;
+}
+
 /** Runs tool calls by name. Create one with {@link createToolRouter}. */
 export interface ToolRouter {
   /** The tools, in the order given. */
@@ -62,13 +70,14 @@ export interface ToolRouter {
   /** Looks the tool up and validates the input. Never throws. */
   prepare(tool: string, input: string): PreparedCall | RefusedCall;
   /** Runs a prepared call with a deadline. Never throws: failures become `Error: ...` observations. */
-  execute(call: PreparedCall, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolOutcome>;
+  execute(call: PreparedCall, options?: ExecuteOptions): Promise<ToolOutcome>;
+  /**
+   * {@link execute}, but the outcome of a tool that returns synchronously comes back synchronously (no
+   * promise, no microtask): the loop's path for every step. Never throws or rejects.
+   */
+  runPrepared(call: PreparedCall, options?: ExecuteOptions): ToolOutcome | Promise<ToolOutcome>;
   /** {@link prepare} then {@link execute}, without approval: for tests and trusted callers. */
-  call(
-    tool: string,
-    input: string,
-    options?: { signal?: AbortSignal; timeoutMs?: number },
-  ): Promise<ToolOutcome>;
+  call(tool: string, input: string, options?: ExecuteOptions): Promise<ToolOutcome>;
 }
 
 /**
@@ -106,20 +115,23 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
       const needsApproval = tool.needsApproval ?? (tool.effects ?? 'read') !== 'read';
       return { ok: true, tool, rawInput, input: validated.value, needsApproval };
     },
-    async execute(call, options = {}) {
+    runPrepared(call, options = {}) {
       const started = performance.now();
-      const durationMs = () => Math.round(performance.now() - started);
       const timeoutMs = options.timeoutMs ?? call.tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+      let output: unknown;
       try {
-        const output = toText(await runWithTimeout(call, timeoutMs, options.signal));
-        const limit = call.tool.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
-        if (output.length <= limit) return { ok: true, observation: output, durationMs: durationMs() };
-        const cut = output.length - limit;
-        const observation = `${output.slice(0, limit)}\n[... output truncated: ${cut} more characters not shown]`;
-        return { ok: true, observation, fullOutput: output, durationMs: durationMs() };
+        output = runWithTimeout(call, timeoutMs, options.signal);
       } catch (error) {
-        return { ok: false, observation: `Error: ${errorMessage(error)}`, durationMs: durationMs() };
+        return failed(error, started);
       }
+      if (!isPromiseLike(output)) return finished(call, output, started);
+      return Promise.resolve(output).then(
+        (value) => finished(call, value, started),
+        (error: unknown) => failed(error, started),
+      );
+    },
+    async execute(call, options) {
+      return router.runPrepared(call, options);
     },
     async call(name, input, options = {}) {
       const prepared = router.prepare(name, input);
@@ -128,6 +140,28 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
     },
   };
   return router;
+}
+
+const elapsedMs = (started: number) => Math.round(performance.now() - started);
+
+/** The outcome of a tool that returned `output`: its text, truncated to the tool's limit. */
+function finished(call: PreparedCall, output: unknown, started: number): ToolOutcome {
+  let text: string;
+  try {
+    text = toText(output);
+  } catch (error) {
+    return failed(error, started);
+  }
+  const limit = call.tool.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  if (text.length <= limit) return { ok: true, observation: text, durationMs: elapsedMs(started) };
+  const cut = text.length - limit;
+  const observation = `${text.slice(0, limit)}\n[... output truncated: ${cut} more characters not shown]`;
+  return { ok: true, observation, fullOutput: text, durationMs: elapsedMs(started) };
+}
+
+/** The outcome of a tool that threw, rejected, timed out or was cancelled. */
+function failed(error: unknown, started: number): ToolOutcome {
+  return { ok: false, observation: `Error: ${errorMessage(error)}`, durationMs: elapsedMs(started) };
 }
 
 /** A tool's return value as observation text: strings as they are, anything else as JSON. */
@@ -143,10 +177,11 @@ function toText(value: unknown): string {
 
 /**
  * Runs a tool with a deadline; a tool that ignores its abort signal is abandoned, not awaited. A tool that
- * returns synchronously needs no deadline, and the AbortController is made only when the tool reads its
- * signal: both are on every step's path, and most tools need neither.
+ * returns synchronously needs no deadline (its value is returned as it is, and a throw is thrown), and the
+ * AbortController is made only when the tool reads its signal: both are on every step's path, and most
+ * tools need neither.
  */
-async function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSignal): Promise<unknown> {
+function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSignal): unknown {
   const { tool } = call;
   if (outer?.aborted) throw new Error(`${tool.name} was cancelled.`);
   let controller: AbortController | undefined;
@@ -177,14 +212,8 @@ async function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: Abo
   const running = Promise.resolve(result);
   // An abandoned tool may still fail later; that must not surface as an unhandled rejection.
   running.catch(() => undefined);
-  try {
-    return await Promise.race([running, deadline]);
-  } finally {
+  return Promise.race([running, deadline]).finally(() => {
     clearTimeout(timer);
     if (onOuterAbort) outer?.removeEventListener('abort', onOuterAbort);
-  }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
+  });
 }

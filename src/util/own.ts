@@ -27,3 +27,8 @@ export function timeoutSignal(ms: number): { signal: AbortSignal; clear(): void 
   );
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
+
+/** True for anything with a callable `then` (what `await` would wait for). */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}

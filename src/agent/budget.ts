@@ -10,6 +10,18 @@ import { estimateTokens } from './context.js';
 import { AgentConfigError } from './request.js';
 import type { AgentOptions } from './types.js';
 
+/** {@link findPrice} in the default table, by model id: looked up once per model, not once per run. */
+const defaultPrices = new Map<string, ModelPrice | undefined>();
+
+function defaultPrice(modelId: string): ModelPrice | undefined {
+  if (defaultPrices.has(modelId)) return defaultPrices.get(modelId);
+  const price = findPrice(modelId, DEFAULT_PRICES);
+  // Bounded: a process that makes up model ids cannot grow it without limit.
+  if (defaultPrices.size >= 256) defaultPrices.clear();
+  defaultPrices.set(modelId, price);
+  return price;
+}
+
 /** Tracks what a run has spent. */
 export class Budget {
   readonly #maxTokens: number | undefined;
@@ -23,7 +35,9 @@ export class Budget {
   constructor(options: AgentOptions) {
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
-    this.#price = findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices });
+    this.#price = options.prices
+      ? findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices })
+      : defaultPrice(options.model.id);
     if (this.#maxCostUsd !== undefined && !this.#price) {
       throw new AgentConfigError(
         `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,

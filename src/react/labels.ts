@@ -113,14 +113,31 @@ export function mergeLabels(set: LabelSet): LabelSet {
 }
 
 /** The first (written) form of each label. */
-export function primaryLabels(labels: LabelSet = ENGLISH_LABELS) {
+export function primaryLabels(labels: LabelSet = ENGLISH_LABELS): PrimaryLabels {
+  // Called for every request: computed once per label set.
+  const cached = primaryCache.get(labels);
+  if (cached) return cached;
   const first = (list: readonly string[], fallback: string) => list[0] ?? fallback;
-  return {
+  const primary: PrimaryLabels = Object.freeze({
     thought: first(labels.thought, 'Thought'),
     action: first(labels.action, 'Action'),
     observation: first(labels.observation, 'Observation'),
     answer: first(labels.answer, 'Answer'),
     finish: first(labels.finish, 'finish'),
     question: first(labels.question, 'Question'),
-  };
+  });
+  primaryCache.set(labels, primary);
+  return primary;
 }
+
+/** The first spelling of each label: what taoloop writes. */
+export interface PrimaryLabels {
+  readonly thought: string;
+  readonly action: string;
+  readonly observation: string;
+  readonly answer: string;
+  readonly finish: string;
+  readonly question: string;
+}
+
+const primaryCache = new WeakMap<LabelSet, PrimaryLabels>();

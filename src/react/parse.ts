@@ -10,7 +10,7 @@ import { cleanReply, toOriginal } from './clean.js';
 import { ENGLISH_LABELS, type LabelSet } from './labels.js';
 import { describeProblem } from './problems.js';
 import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
-import type { ActionTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
+import type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
 
 /** Options for {@link parseTurn}. */
 export interface ParseOptions {
@@ -125,7 +125,22 @@ function none(kind: FormatProblemKind, context: Context, base: Base, detail?: st
     invented,
     ...(detail === undefined ? {} : { detail }),
   });
-  return { ...base, type: 'none', kind, problem };
+  const turn = fromBase(base) as NoneTurn;
+  turn.type = 'none';
+  turn.kind = kind;
+  turn.problem = problem;
+  return turn;
+}
+
+/**
+ * A new turn holding `base`'s fields, in the order a spread would give. Built field by field because the
+ * spread (`{ ...base, type }`) costs about a microsecond on Node 20, on every step.
+ */
+function fromBase(base: Base): Base {
+  const turn: Base = {};
+  if (base.thought !== undefined) turn.thought = base.thought;
+  if (base.inventedObservation !== undefined) turn.inventedObservation = base.inventedObservation;
+  return turn;
 }
 
 /** Walks the items in order: the first thought, the first action, the first answer. */
@@ -233,11 +248,17 @@ function decide(found: Found, scan: Scan, context: Context, base: Base): Turn {
     if (isPlaceholder(answer.text, context.index)) {
       return none('placeholder-answer', context, base, answer.text.trim() === '' ? undefined : answer.text);
     }
-    return { ...base, type: 'answer', text: answer.text };
+    const turn = fromBase(base) as AnswerTurn;
+    turn.type = 'answer';
+    turn.text = answer.text;
+    return turn;
   }
   if (action && !action.complete) return none('truncated', context, base);
   if (action?.kind === 'tool') {
-    const turn: ActionTurn = { ...base, type: 'action', tool: action.tool, input: action.input };
+    const turn = fromBase(base) as ActionTurn;
+    turn.type = 'action';
+    turn.tool = action.tool;
+    turn.input = action.input;
     if (action.trailingText !== undefined) turn.trailingText = action.trailingText;
     return turn;
   }

@@ -142,9 +142,13 @@ export function readLabel(text: string, start: number, end: number, index: Label
 function startsFinishCall(text: string, at: number, end: number, index: LabelIndex): boolean {
   let j = at;
   while (j < end && j - at < 24 && isWordChar(text[j])) j++;
-  if (j === at || !index.finish.has(normaliseWord(text.slice(at, j)))) return false;
-  while (j < end && text[j] === ' ') j++;
-  return text[j] === '[' || text[j] === '(';
+  if (j === at) return false;
+  let k = j;
+  while (k < end && text.charCodeAt(k) === 32) k++;
+  // The bracket is checked first: it rules out almost every line without normalising the word.
+  const bracket = text.charCodeAt(k);
+  if (k >= end || (bracket !== 91 && bracket !== 40)) return false;
+  return index.finish.has(normaliseWord(text.slice(at, j)));
 }
 
 /** True when the line is the start of an observation label cut off mid-word (`Observ`, `**Observation 2`). */

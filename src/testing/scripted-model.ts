@@ -61,7 +61,7 @@ export function scriptedModel(
     requests,
     async generate(request): Promise<ModelResponse> {
       request.signal?.throwIfAborted();
-      return { text: next(request), usage: { ...usage }, finishReason: 'stop' };
+      return { text: next(request), usage: Object.assign({}, usage), finishReason: 'stop' };
     },
     assertAllUsed() {
       if (requests.length !== turns.length) {
@@ -79,7 +79,7 @@ export function scriptedModel(
         request.signal?.throwIfAborted();
         yield { type: 'text-delta', text: text.slice(i, i + chunk) };
       }
-      yield { type: 'finish', usage: { ...usage }, finishReason: 'stop' };
+      yield { type: 'finish', usage: Object.assign({}, usage), finishReason: 'stop' };
     };
   }
   return model;

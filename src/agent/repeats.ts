@@ -25,7 +25,8 @@ export class RepeatTracker {
 
   /** Records an action and its observation. */
   record(tool: string, input: string, observation: string): RepeatVerdict {
-    const key = JSON.stringify([tool, input.trim()]);
+    // Tool names cannot hold U+0000 (the router allows letters, digits, `_` and `-`), so the key is unique.
+    const key = `${tool}\u0000${input.trim()}`;
     const previous = this.#seen.get(key);
     if (!previous || previous.observation !== observation) {
       this.#seen.set(key, { observation, repeats: 0 });

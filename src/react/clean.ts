@@ -44,10 +44,14 @@ export function toOriginal(cleaned: CleanedReply, at: number): number {
 }
 
 function join(raw: string, ranges: readonly Range[]): string {
+  const only = ranges.length === 1 ? ranges[0] : undefined;
+  if (only && only.start === 0 && only.end === raw.length) return raw;
   return ranges.map((r) => raw.slice(r.start, r.end)).join('');
 }
 
 function withoutThinking(raw: string): Range[] {
+  // Most replies have no tag at all: one range, no regex.
+  if (!raw.includes('<')) return raw === '' ? [] : [{ start: 0, end: raw.length }];
   const tags = /<(\/?)think>/gi;
   const kept: Range[] = [];
   let cursor = 0;

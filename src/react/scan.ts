@@ -44,19 +44,45 @@ const HEADER_LIMIT = 48;
 const FRAGMENT_MIN = 3;
 const HEADER_CHARS = /^[\p{L}\p{M}\p{N} \t_*'’-]+$/u;
 
-const IGNORED_ASCII = new Set([..." \t\n\r\v\f_*'-0123456789"].map((c) => c.charCodeAt(0)));
+/** ASCII codes {@link normaliseWord} drops: whitespace, `_`, `*`, `'`, `-` and digits. */
+const IGNORED_ASCII = asciiTable(" \t\n\r\v\f_*'-0123456789");
+/** ASCII codes a label header may hold ({@link HEADER_CHARS} for ASCII): letters, digits, space, tab, `_*'-`. */
+const HEADER_ASCII = asciiTable(" \t_*'-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+
+function asciiTable(chars: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;
+  return table;
+}
 
 /** Lowercase, accents removed, spaces/underscores/emphasis/apostrophes/digits removed: `Ação 2` → `acao`. */
 export function normaliseWord(word: string): string {
   // ASCII fast path: this runs once per line, and NFD plus regexes dominate on 10,000-line inputs.
-  let out = '';
+  let plain = true;
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
     if (c > 127) return normaliseUnicode(word);
+    if (IGNORED_ASCII[c] === 1) plain = false;
+  }
+  // Nothing to drop (the usual `Thought`, `Action`): one native call.
+  if (plain) return word.toLowerCase();
+  let out = '';
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
     if (c >= 65 && c <= 90) out += String.fromCharCode(c + 32);
-    else if (!IGNORED_ASCII.has(c)) out += word[i];
+    else if (IGNORED_ASCII[c] !== 1) out += word[i];
   }
   return out;
+}
+
+/** {@link HEADER_CHARS}, without a regex for ASCII text: `text[start, end)` may be a label header. */
+function isHeader(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 127) return HEADER_CHARS.test(text.slice(start, end));
+    if (HEADER_ASCII[c] !== 1) return false;
+  }
+  return end > start;
 }
 
 function normaliseUnicode(word: string): string {
@@ -127,9 +153,8 @@ export function readLabel(text: string, start: number, end: number, index: Label
   let colon = at;
   while (colon < limit && text[colon] !== ':' && text[colon] !== '：') colon++;
   if (colon >= limit) return undefined;
-  const header = text.slice(at, colon);
-  if (!HEADER_CHARS.test(header)) return undefined;
-  const kind = index.kinds.get(normaliseWord(header));
+  if (!isHeader(text, at, colon)) return undefined;
+  const kind = index.kinds.get(normaliseWord(text.slice(at, colon)));
   if (!kind) return undefined;
   let valueStart = colon + 1;
   // `**Action:** x`: the emphasis closes after the colon.

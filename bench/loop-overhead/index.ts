@@ -33,9 +33,13 @@ import { ACTIONS, STEPS, TOOL_OUTPUT } from './script.js';
 const COMMAND = 'npm run bench -- loop-overhead';
 const GOAL = '<= 0.2x (a fifth of the peer, issue 9)';
 const GOAL_RATIO = 0.2;
-const ROUNDS = 15;
-/** Sequential episodes per round, per agent: more for the fast ones, so each batch takes similar time. */
-const EPISODES_PER_ROUND = { taoloop: 20, langchain: 5, llamaindex: 12 } as const;
+const ROUNDS = 25;
+/**
+ * Sequential episodes per round, per agent: more for the fast ones, so each batch takes similar time (5-20
+ * ms in text mode on the dev machine: long enough that scheduling noise and the CPU clock's resolution are
+ * small against it).
+ */
+const EPISODES_PER_ROUND = { taoloop: 100, langchain: 10, llamaindex: 25 } as const;
 const WARMUP_EPISODES = 30;
 
 const log = (line = '') => process.stderr.write(`${line}\n`);

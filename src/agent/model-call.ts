@@ -43,6 +43,7 @@ export function* callModel(
   // As `for await` does: the stream is closed (`return()`) when reading stops before its end, but not
   // when it failed or ended by itself.
   let open = true;
+  let ended = false;
   try {
     for (;;) {
       let next: IteratorResult<ModelStreamPart>;
@@ -54,6 +55,7 @@ export function* callModel(
       }
       if (next.done) {
         open = false;
+        ended = true;
         break;
       }
       const part = next.value;
@@ -80,8 +82,10 @@ export function* callModel(
     }
   } finally {
     outer?.removeEventListener('abort', onAbort);
-    // Cancels the HTTP request when we stopped reading early; harmless after a normal finish.
-    controller.abort();
+    // Cancels the HTTP request when we stopped reading early or the stream failed. Not after a normal
+    // end: the request is over, and an abort makes a DOMException with a stack trace (a fifth of a
+    // streamed step's time).
+    if (!ended) controller.abort();
     if (open) yield* awaited(parts.return?.());
   }
   outer?.throwIfAborted();

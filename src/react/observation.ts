@@ -27,6 +27,13 @@ export interface FormattedObservation {
  */
 export function formatObservation(output: string, labels: LabelSet = ENGLISH_LABELS): FormattedObservation {
   const index = labelIndex(labels);
+  // One line without a label, the usual tool output, is returned as it is without splitting.
+  if (!output.includes('\n')) {
+    const trimmed = output.trim();
+    if (trimmed !== OUTPUT_BEGIN && trimmed !== OUTPUT_END && !readLabel(output, 0, output.length, index)) {
+      return { text: output, neutralisedLines: 0 };
+    }
+  }
   const lines = output.split('\n');
   let neutralisedLines = 0;
   const safe = lines.map((line) => {

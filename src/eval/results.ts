@@ -4,7 +4,15 @@
  *
  * @module
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  truncateSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { EvalConfigError } from './datasets.js';
 import { exactMatch, f1Score, labelAccuracy } from './metrics.js';
@@ -37,6 +45,36 @@ export function readResults(file: string): ItemResult[] {
 export function appendResult(file: string, result: ItemResult): void {
   mkdirSync(dirname(file), { recursive: true });
   appendFileSync(file, `${JSON.stringify(result)}\n`);
+}
+
+/** A results file kept open for appending (see {@link openResultsFile}). */
+export interface ResultsAppender {
+  /** Appends one result as a line, synchronously, as {@link appendResult} does. */
+  append(result: ItemResult): void;
+  /** Closes the file (when anything was appended); later appends open it again. */
+  close(): void;
+}
+
+/**
+ * {@link appendResult} for many results into one file: the folder is made and the file opened (for
+ * appending) at the first append, not at each; every append is still one synchronous write of one line, so
+ * a finished item is on disk before the next starts. Nothing is created until something is appended.
+ */
+export function openResultsFile(file: string): ResultsAppender {
+  let fd: number | undefined;
+  return {
+    append(result) {
+      if (fd === undefined) {
+        mkdirSync(dirname(file), { recursive: true });
+        fd = openSync(file, 'a');
+      }
+      appendFileSync(fd, `${JSON.stringify(result)}\n`);
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
 }
 
 /** The latest result per (strategy, item), in the order of those latest lines: a retry replaces its failed try. */

@@ -11,7 +11,7 @@ import type { Model } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
 import { type Dataset, EvalConfigError, type EvalItem } from './datasets.js';
 import type { PromptSet } from './prompts.js';
-import { appendResult, latestResults, readResults, scoreAnswer } from './results.js';
+import { latestResults, openResultsFile, readResults, scoreAnswer } from './results.js';
 import { DEFAULT_SAMPLES } from './single-call.js';
 import { runStrategy } from './strategies.js';
 import { type ItemResult, resultKey, type StrategyName, type StrategyOutcome } from './types.js';
@@ -127,7 +127,9 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   // Every pair in flight listens on this signal (the loop, the model call): no leak warning at high concurrency.
-  setMaxListeners(0, signal);
+  // Infinity, not 0 (also "no limit"): a fetch given this signal (undici) reads the limit with `getMaxListeners`,
+  // which throws (an error with a stack trace, caught and dropped) on every request when the limit is 0.
+  setMaxListeners(Number.POSITIVE_INFINITY, signal);
   const errors = { inARow: 0, max: options.maxConsecutiveErrors ?? 10, last: '' };
   const items = dataset.items.slice(0, options.limit ?? dataset.items.length);
   if (options.runPair === undefined && (options.model === undefined || options.createTools === undefined)) {
@@ -165,6 +167,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
   const prices = { ...DEFAULT_PRICES, ...options.prices };
   let next = 0;
   let ran = 0;
+  const resultsFile = openResultsFile(options.resultsFile);
   const worker = async () => {
     for (let task = todo[next++]; task && !signal?.aborted; task = todo[next++]) {
       progress.running += 1;
@@ -178,7 +181,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
         stop.abort();
         continue;
       }
-      appendResult(options.resultsFile, result);
+      resultsFile.append(result);
       done.set(resultKey(task.strategy, task.item.id), result);
       ran += 1;
       errors.inARow = result.status === 'error' ? errors.inARow + 1 : 0;
@@ -189,7 +192,11 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
     }
   };
   const workers = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, todo.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  try {
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    resultsFile.close();
+  }
   const results = wanted.flatMap(({ item, strategy }) => done.get(resultKey(strategy, item.id)) ?? []);
   const interrupted = results.length < wanted.length;
   const stoppedBy = !stop.signal.aborted

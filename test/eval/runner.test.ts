@@ -3,7 +3,7 @@
  * (an abort) keeping what finished, the concurrency limit, and the report built from the results.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -133,6 +133,20 @@ describe('runEval', () => {
     assert.match(
       run.stoppedBy ?? '',
       /3 results in a row ended with a model error; the last: .*ECONNREFUSED/,
+    );
+  });
+
+  test('the results folder is made at the first result; a run with nothing to run writes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taoloop-eval-'));
+    const file = join(dir, 'nested', 'out', 'results.jsonl');
+    const empty = await runEval(options(file, oracleModel(answers), { limit: 0 }));
+    assert.equal(empty.ran, 0);
+    assert.equal(existsSync(join(dir, 'nested')), false);
+    await runEval(options(file, oracleModel(answers), { limit: 2, strategies: ['cot'] }));
+    await runEval(options(file, oracleModel(answers), { limit: 3, strategies: ['cot'] }));
+    assert.deepEqual(
+      readResults(file).map((r) => r.itemId),
+      ['q1', 'q2', 'q3'],
     );
   });
 

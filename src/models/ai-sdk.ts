@@ -17,6 +17,7 @@ import {
   generateText,
   type LanguageModel,
   type LanguageModelUsage,
+  modelMessageSchema,
   RetryError,
   streamText,
 } from 'ai';
@@ -72,6 +73,7 @@ export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
  * ```
  */
 export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLanguageModelOptions = {}): Model {
+  settleMessageSchema();
   const id = options.id ?? `${model.provider}:${model.modelId}`;
   const settings: CallSettings = {
     model,
@@ -84,6 +86,32 @@ export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLangua
     generate: (request) => generateTurn(settings, request),
     stream: (request) => streamTurn(settings, request),
   };
+}
+
+let messageSchemaSettled = false;
+
+/**
+ * Validates one message with a nested `providerOptions` value, once per process, so that every later
+ * `generateText` / `streamText` validates its messages about 4x faster (about 60 µs less CPU per call).
+ *
+ * The AI SDK checks each call's messages against `z.array(modelMessageSchema)`, a new array schema each call.
+ * zod 4.6's parse memoizer then walks the whole message schema on each such new schema to learn whether it
+ * is recursive, and cannot cache the answer while the `z.lazy` JSON value schema inside `providerOptions`
+ * has never been resolved, which happens only when a message with `providerOptions` is parsed (taoloop
+ * sends none). The result is thrown away: this changes no validation outcome, only what zod has cached.
+ */
+function settleMessageSchema(): void {
+  if (messageSchemaSettled) return;
+  messageSchemaSettled = true;
+  try {
+    modelMessageSchema.safeParse({
+      role: 'user',
+      content: '',
+      providerOptions: { taoloop: { settle: true } },
+    });
+  } catch {
+    // Only a cache warm-up: any failure leaves validation as it was.
+  }
 }
 
 interface CallSettings {
@@ -109,8 +137,9 @@ function callArguments(settings: CallSettings, request: ModelRequest, abortSigna
 }
 
 async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
+  const call = callSignal(request.signal);
   try {
-    const result = await generateText(callArguments(settings, request, request.signal));
+    const result = await generateText(callArguments(settings, request, call.signal));
     return {
       text: result.text,
       ...(result.toolCalls.length ? { toolCalls: result.toolCalls.map(toToolCall) } : {}),
@@ -120,7 +149,27 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
     };
   } catch (error) {
     throw toModelError(error, settings.id, request.signal);
+  } finally {
+    call.release();
   }
+}
+
+const noop = () => {};
+
+/**
+ * A signal of this call's own that follows `outer`, and `release` to stop following it when the call is over.
+ *
+ * Node's fetch (undici) leaves its abort listener on the signal it is given until the request object is
+ * garbage-collected, and adding a listener walks the signal's whole list. A signal shared by many calls (an
+ * eval's, with 64 in flight) would collect hundreds of stale listeners; a fresh signal per call keeps that
+ * list short, and this call's one listener on `outer` is removed as soon as the call ends.
+ */
+function callSignal(outer: AbortSignal | undefined): { signal: AbortSignal | undefined; release(): void } {
+  if (outer === undefined || outer.aborted) return { signal: outer, release: noop };
+  const local = new AbortController();
+  const forward = () => local.abort(outer.reason);
+  outer.addEventListener('abort', forward, { once: true });
+  return { signal: local.signal, release: () => outer.removeEventListener('abort', forward) };
 }
 
 /**

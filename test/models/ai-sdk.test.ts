@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it, mock } from 'node:test';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { fromLanguageModel } from '../../src/models/ai-sdk.js';
@@ -164,6 +165,41 @@ describe('fromLanguageModel: generate', () => {
       await assert.rejects(modelAt(server.baseURL).generate({ ...request, signal: controller.signal }), {
         name: 'AbortError',
       });
+    }));
+
+  it("rejects with the caller's abort reason when aborted during the call", () =>
+    withServer({ replies: [REPLY], responseDelayMs: 500 }, async (server) => {
+      const controller = new AbortController();
+      const reason = new Error('stopped by the caller');
+      const call = modelAt(server.baseURL, { maxRetries: 0 }).generate({
+        ...request,
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(reason), 50);
+      await assert.rejects(call, (error: unknown) => error === reason);
+    }));
+
+  it("leaves no listener on the caller's signal once a call is over", () =>
+    withServer({ replies: [REPLY, REPLY] }, async (server) => {
+      const model = modelAt(server.baseURL);
+      const controller = new AbortController();
+      await model.generate({ ...request, signal: controller.signal });
+      await model.generate({ ...request, signal: controller.signal });
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
+    }));
+
+  it('still rejects messages that break the AI SDK message schema', () =>
+    withServer({ replies: [REPLY] }, async (server) => {
+      const broken = { role: 'user', content: 42 } as unknown as ModelRequest['messages'][number];
+      await assert.rejects(
+        modelAt(server.baseURL, { maxRetries: 0 }).generate({ ...request, messages: [broken] }),
+        (error: unknown) => {
+          assert.ok(error instanceof ModelCallError);
+          assert.match(error.message, /ModelMessage\[\] schema/);
+          return true;
+        },
+      );
+      assert.equal(server.requests.length, 0);
     }));
 });
 

@@ -4,21 +4,38 @@
  *
  * @module
  */
-import { addCost, costUsd, DEFAULT_PRICES, findPrice, type ModelPrice } from '../models/pricing.js';
+import {
+  addCost,
+  costUsd,
+  DEFAULT_PRICES,
+  findPrice,
+  type ModelPrice,
+  type PriceTable,
+} from '../models/pricing.js';
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './request.js';
 import type { AgentOptions } from './types.js';
 
-/** {@link findPrice} in the default table, by model id: looked up once per model, not once per run. */
-const defaultPrices = new Map<string, ModelPrice | undefined>();
+/** Prices found, by the caller's table (or none) and model id: looked up once per model, not once per run. */
+const foundPrices = new WeakMap<object, Map<string, ModelPrice | undefined>>();
+const NO_TABLE = {};
 
-function defaultPrice(modelId: string): ModelPrice | undefined {
-  if (defaultPrices.has(modelId)) return defaultPrices.get(modelId);
-  const price = findPrice(modelId, DEFAULT_PRICES);
+/**
+ * {@link findPrice} in the defaults merged with `prices` (which win). Cached by the table's identity, so a
+ * table changed in place after a run is not seen by later runs (price tables are `Readonly`).
+ */
+function priceOf(modelId: string, prices: PriceTable | undefined): ModelPrice | undefined {
+  let byModel = foundPrices.get(prices ?? NO_TABLE);
+  if (!byModel) {
+    byModel = new Map();
+    foundPrices.set(prices ?? NO_TABLE, byModel);
+  }
+  if (byModel.has(modelId)) return byModel.get(modelId);
+  const price = findPrice(modelId, prices ? { ...DEFAULT_PRICES, ...prices } : DEFAULT_PRICES);
   // Bounded: a process that makes up model ids cannot grow it without limit.
-  if (defaultPrices.size >= 256) defaultPrices.clear();
-  defaultPrices.set(modelId, price);
+  if (byModel.size >= 256) byModel.clear();
+  byModel.set(modelId, price);
   return price;
 }
 
@@ -35,9 +52,7 @@ export class Budget {
   constructor(options: AgentOptions) {
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
-    this.#price = options.prices
-      ? findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices })
-      : defaultPrice(options.model.id);
+    this.#price = priceOf(options.model.id, options.prices);
     if (this.#maxCostUsd !== undefined && !this.#price) {
       throw new AgentConfigError(
         `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,

@@ -79,7 +79,8 @@ const PROMPT_CACHE_SIZE = 32;
 /**
  * The text-mode system prompt, rendered once per distinct tool list, instructions and examples rather than
  * once per run (rendering is a few dozen microseconds: as much as a whole short run's loop overhead).
- * Structured few-shot examples are not cached (they have no cheap key).
+ * Structured few-shot examples are keyed by the array's identity (an eval passes the same parsed array to
+ * every item), so an array changed in place after a run is not seen by later runs: pass a new array.
  */
 function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: readonly Tool[]): string {
   const render = () =>
@@ -90,7 +91,6 @@ function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: read
       examples: options.examples,
       contentLanguage: options.contentLanguage,
     });
-  if (options.examples !== undefined && typeof options.examples !== 'string') return render();
   const key = promptKey(options, tools);
   let byKey = promptCache.get(labels);
   if (!byKey) {
@@ -107,7 +107,10 @@ function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: read
 
 /** Everything the text system prompt depends on besides the labels, joined with separators no text has. */
 function promptKey(options: AgentOptions, tools: readonly Tool[]): string {
-  let key = `${options.instructions ?? ''}\u0000${options.contentLanguage ?? ''}\u0000${options.examples ?? ''}`;
+  const { examples } = options;
+  const examplesKey =
+    typeof examples === 'string' || examples === undefined ? examples : `#${identity(examples)}`;
+  let key = `${options.instructions ?? ''}\u0000${options.contentLanguage ?? ''}\u0000${examplesKey ?? ''}`;
   for (const tool of tools) key += `\u0001${tool.name}\u0000${tool.description}\u0000${tool.inputHint ?? ''}`;
   return key;
 }
@@ -117,6 +120,19 @@ function checkLimit(name: string, value: number | undefined): void {
   if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
     throw new AgentConfigError(`${name} must be a whole number of at least 1, got ${value}.`);
   }
+}
+
+const identities = new WeakMap<object, number>();
+let lastIdentity = 0;
+
+/** A number for `value`'s identity, the same for as long as it lives. */
+function identity(value: object): number {
+  let id = identities.get(value);
+  if (id === undefined) {
+    id = ++lastIdentity;
+    identities.set(value, id);
+  }
+  return id;
 }
 
 /** The request for the next model call. */

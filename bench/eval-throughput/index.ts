@@ -20,16 +20,23 @@
  * 5 s each; all 500 would take 25 s and 200 s), named so in the figures. Goal (issue 9): share >= 0.9 at
  * concurrency 64.
  *
+ * taoloop is measured as users run it: its sources bundled the way `tsup` builds `dist/` (`lib/bundle.ts`),
+ * not through tsx. Baseline measured in the same run, right after taoloop's concurrency-64 run: the same
+ * two requests per item made with the AI SDK's `generateText` alone (no loop, tools, scoring or results
+ * file), which is what the HTTP client itself allows on this machine; the figure `taoloop eval against the
+ * AI SDK alone` is what taoloop's own work costs on top.
+ *
  * Run: `npm run bench -- eval-throughput` (or `node --import tsx bench/eval-throughput/index.ts`).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { generateText, type ModelMessage } from 'ai';
 import type { PromptSet } from '../../src/eval/prompts.js';
-import { runEval } from '../../src/eval/runner.js';
-import { resolveModelSpec } from '../../src/models/spec.js';
-import { createWikipediaTools, wikipediaCorpus } from '../../src/tools/wikipedia.js';
+import type { Model, ModelRequest } from '../../src/models/types.js';
+import { loadBundled } from '../lib/bundle.js';
 import { emitFigure, ratioOf } from '../lib/protocol.js';
 import {
   CALLS_PER_ITEM,
@@ -40,6 +47,28 @@ import {
 } from './workload.js';
 
 const COMMAND = 'npm run bench -- eval-throughput';
+
+/** What the benchmark uses of taoloop: `runEval` and what the CLI's `eval` builds for it. */
+interface Taoloop {
+  runEval: typeof import('../../src/eval/runner.js').runEval;
+  resolveModelSpec: typeof import('../../src/models/spec.js').resolveModelSpec;
+  createWikipediaTools: typeof import('../../src/tools/wikipedia.js').createWikipediaTools;
+  wikipediaCorpus: typeof import('../../src/tools/wikipedia.js').wikipediaCorpus;
+}
+
+/** taoloop as users run it: the sources bundled like `dist/` (see `lib/bundle.ts`). */
+const taoloop = await loadBundled<Taoloop>(
+  'eval-throughput-taoloop',
+  "export { runEval } from './src/eval/runner.ts';\n" +
+    "export { resolveModelSpec } from './src/models/spec.ts';\n" +
+    "export { createWikipediaTools, wikipediaCorpus } from './src/tools/wikipedia.ts';\n",
+  async () => ({
+    ...(await import('../../src/eval/runner.js')),
+    ...(await import('../../src/models/spec.js')),
+    ...(await import('../../src/tools/wikipedia.js')),
+  }),
+);
+const { runEval, resolveModelSpec, createWikipediaTools, wikipediaCorpus } = taoloop.module;
 const ITEMS = 500;
 const GOAL_SHARE = 0.9;
 /** Concurrency and the items it runs (fewer at low concurrency, to stay well under 60 s). */
@@ -67,8 +96,20 @@ async function measure(
   concurrency: number,
   items: number,
   dir: string,
+  captured?: ModelRequest[],
 ): Promise<Measured> {
-  const model = await resolveModelSpec(`openai-compatible:${server.baseURL}#bench`, {});
+  const resolved = await resolveModelSpec(`openai-compatible:${server.baseURL}#bench`, {});
+  // The warm-up keeps the requests of its first item, for the AI-SDK-alone baseline.
+  const model: Model =
+    captured === undefined
+      ? resolved
+      : {
+          ...resolved,
+          generate(request) {
+            if (captured.length < CALLS_PER_ITEM) captured.push(request);
+            return resolved.generate(request);
+          },
+        };
   const prompts = JSON.parse(readFileSync(fixture('eval-prompts.json'), 'utf8')) as PromptSet;
   const backend = wikipediaCorpus(fixture('wiki-corpus.jsonl'));
   await backend.getPage('Ada Lovelace', AbortSignal.timeout(5000)); // read and index the corpus first
@@ -95,23 +136,79 @@ async function measure(
   return { concurrency, items, seconds, itemsPerSecond, ideal, share: itemsPerSecond / ideal };
 }
 
+/**
+ * The baseline without taoloop: each item is the same two requests the agent sent for one item (captured
+ * in the warm-up: the same messages, stop sequences and temperature), made one after the other with the AI
+ * SDK's `generateText` on a `@ai-sdk/openai-compatible` model, as taoloop's adapter makes them, at the same
+ * concurrency. No loop, parsing, tools, scoring or results file: what the HTTP client alone allows on this
+ * machine against the same server.
+ */
+async function measureAiSdkAlone(
+  server: ModelServer,
+  concurrency: number,
+  items: number,
+  requests: readonly ModelRequest[],
+): Promise<Measured> {
+  const model = createOpenAICompatible({
+    name: 'bench',
+    baseURL: server.baseURL,
+    includeUsage: true,
+  }).chatModel('bench');
+  const calls = requests.map((request) => ({
+    model,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content }) as ModelMessage),
+    allowSystemInMessages: true,
+    ...(request.stopSequences && { stopSequences: request.stopSequences }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+  }));
+  let next = 0;
+  let wrong = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < items) {
+      next += 1;
+      for (const call of calls) {
+        const { text } = await generateText(call);
+        if (!text.includes('Action:')) wrong += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  if (wrong > 0) throw new Error(`AI SDK alone: ${wrong} replies were not the scripted turns`);
+  const itemsPerSecond = items / seconds;
+  const ideal = concurrency / (CALLS_PER_ITEM * (DELAY_MS / 1000));
+  return { concurrency, items, seconds, itemsPerSecond, ideal, share: itemsPerSecond / ideal };
+}
+
 async function main(): Promise<void> {
   const server = await startModelServer();
   const dir = mkdtempSync(join(tmpdir(), 'taoloop-bench-eval-'));
   try {
     // Warm-up (module loading, JIT, 64 pooled connections): 64 items at concurrency 64, not counted.
-    await measure(server, 64, 64, dir);
+    const captured: ModelRequest[] = [];
+    await measure(server, 64, 64, dir, captured);
+    if (captured.length !== CALLS_PER_ITEM) throw new Error("the warm-up did not capture an item's requests");
     log(
-      `eval throughput: react, ${CALLS_PER_ITEM} model calls per item, server delay ${DELAY_MS} ms per call`,
+      `eval throughput: react, ${CALLS_PER_ITEM} model calls per item, server delay ${DELAY_MS} ms per call; taoloop: ${taoloop.from}`,
     );
-    log('concurrency  items  seconds  items/s  ideal  share');
+    log('concurrency  items  seconds  items/s  ideal  share  what');
     const measured: Measured[] = [];
+    const row = (m: Measured, what: string) =>
+      log(
+        `${String(m.concurrency).padStart(11)}  ${String(m.items).padStart(5)}  ${m.seconds.toFixed(2).padStart(7)}  ${m.itemsPerSecond.toFixed(1).padStart(7)}  ${m.ideal.toFixed(1).padStart(5)}  ${m.share.toFixed(3)}  ${what}`,
+      );
+    let alone: Measured | undefined;
     for (const { concurrency, items } of RUNS) {
       const m = await measure(server, concurrency, items, dir);
       measured.push(m);
-      log(
-        `${String(m.concurrency).padStart(11)}  ${String(m.items).padStart(5)}  ${m.seconds.toFixed(2).padStart(7)}  ${m.itemsPerSecond.toFixed(1).padStart(7)}  ${m.ideal.toFixed(1).padStart(5)}  ${m.share.toFixed(3)}`,
-      );
+      row(m, 'taoloop eval');
+      if (concurrency === 64) {
+        // Right after taoloop's run, on the same warm process, connections and server.
+        alone = await measureAiSdkAlone(server, concurrency, items, captured);
+        row(alone, 'AI SDK generateText alone, same requests');
+      }
     }
     for (const m of measured) {
       const subset = m.items === ITEMS ? `${ITEMS} items` : `first ${m.items} of ${ITEMS} items`;
@@ -125,6 +222,27 @@ async function main(): Promise<void> {
         ratio: ratioOf(round(m.itemsPerSecond, 2), round(m.ideal, 2)),
         command: COMMAND,
         ...(withGoal && { goal: `>= ${GOAL_SHARE}x ideal (issue 9)`, met: m.share >= GOAL_SHARE }),
+      });
+    }
+    const taoloop64 = measured.find((m) => m.concurrency === 64);
+    if (alone && taoloop64) {
+      emitFigure({
+        figure: `eval throughput, concurrency 64, ${ITEMS} items, 200 ms model: AI SDK generateText alone (no agent)`,
+        value: round(alone.itemsPerSecond, 2),
+        unit: 'items/s',
+        baseline: `ideal: 64 / (${CALLS_PER_ITEM} calls x 0.2 s)`,
+        baselineValue: round(alone.ideal, 2),
+        ratio: ratioOf(round(alone.itemsPerSecond, 2), round(alone.ideal, 2)),
+        command: COMMAND,
+      });
+      emitFigure({
+        figure: `eval throughput, concurrency 64, ${ITEMS} items: taoloop eval against the AI SDK alone`,
+        value: round(taoloop64.itemsPerSecond, 2),
+        unit: 'items/s',
+        baseline: 'the same requests made with generateText alone (row above)',
+        baselineValue: round(alone.itemsPerSecond, 2),
+        ratio: ratioOf(round(taoloop64.itemsPerSecond, 2), round(alone.itemsPerSecond, 2)),
+        command: COMMAND,
       });
     }
   } finally {

@@ -12,11 +12,11 @@
  *
  * @module
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Model, ModelResponse } from '../../src/models/types.js';
 import type { Tool } from '../../src/tools/types.js';
-import { benchDir, importPeer, peerVersion } from '../lib/peer.js';
+import { bundleSources } from '../lib/bundle.js';
+import { importPeer, peerVersion } from '../lib/peer.js';
 import {
   ACTIONS,
   ANSWER,
@@ -59,46 +59,20 @@ function* chunks(text: string): Generator<string> {
 type TaoloopModule = Pick<typeof import('../../src/agent/loop.js'), 'runAgent'> &
   Pick<typeof import('../../src/testing/scripted-model.js'), 'scriptedModel'>;
 
-/** Where the bundle of taoloop's sources is written (ignored, and Node resolves its packages from there). */
-export const TAOLOOP_BUNDLE = join(benchDir, 'node_modules', '.cache', 'loop-overhead', 'taoloop.mjs');
-
-interface Esbuild {
-  build(options: Record<string, unknown>): Promise<unknown>;
-}
-
 /**
- * Bundles `runAgent` and `scriptedModel` from `src/` the way `tsup` builds `dist/` (esbuild, ESM, node20,
- * packages external, no `keepNames`) and writes the bundle to {@link TAOLOOP_BUNDLE}. Measuring the
- * sources through tsx instead would count tsx's `keepNames` helper, which wraps every closure the loop
- * creates in a `__name(...)` call that the published build does not have (5-10% of the loop's time).
- * On success, sets `LOOP_OVERHEAD_TAOLOOP_BUNDLE` so that this process and its children load the bundle.
- * Returns false when esbuild cannot be loaded.
+ * Bundles `runAgent` and `scriptedModel` from `src/` the way `tsup` builds `dist/` (see `lib/bundle.ts`:
+ * measuring the sources through tsx would count its `keepNames` helper, 5-10% of the loop's time, and
+ * source maps). On success, sets `LOOP_OVERHEAD_TAOLOOP_BUNDLE` so that this process and its children (the
+ * memory test) load the bundle. Returns false when esbuild cannot be loaded.
  */
 export async function bundleTaoloop(): Promise<boolean> {
-  let esbuild: Esbuild;
-  try {
-    const specifier = 'esbuild';
-    esbuild = (await import(specifier)) as Esbuild;
-  } catch {
-    return false;
-  }
-  await esbuild.build({
-    stdin: {
-      contents:
-        "export { runAgent } from './src/agent/loop.ts';\n" +
-        "export { scriptedModel } from './src/testing/scripted-model.ts';\n",
-      resolveDir: join(benchDir, '..'),
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    outfile: TAOLOOP_BUNDLE,
-    logLevel: 'error',
-  });
-  process.env[BUNDLE_ENV] = TAOLOOP_BUNDLE;
+  const outfile = await bundleSources(
+    'loop-overhead-taoloop',
+    "export { runAgent } from './src/agent/loop.ts';\n" +
+      "export { scriptedModel } from './src/testing/scripted-model.ts';\n",
+  );
+  if (outfile === undefined) return false;
+  process.env[BUNDLE_ENV] = outfile;
   return true;
 }
 

@@ -87,14 +87,21 @@ export interface FakeOpenAIOptions {
   chunkSize?: number;
   /** Pause between streamed chunks, in milliseconds. @default 0 */
   chunkDelayMs?: number;
+  /**
+   * Keep every parsed request in `requests`. Benchmarks that send thousands of requests turn it off, so
+   * the server's heap (and its garbage collector's pauses, which delay answers) does not grow. @default true
+   */
+  keepRequests?: boolean;
 }
 
 /** A running fake server. */
 export interface FakeOpenAI {
   /** Base URL ending with `/v1`, e.g. `http://127.0.0.1:41234/v1`. */
   baseURL: string;
-  /** Every parsed request body, in arrival order (failed ones included). */
+  /** Every parsed request body, in arrival order (failed ones included); empty with `keepRequests: false`. */
   requests: ParsedRequestBody[];
+  /** Requests received, kept or not. */
+  readonly received: number;
   /** Streams the client stopped reading before the end (the connection was closed early). */
   readonly abandonedStreams: number;
   /** Requests whose connection closed before the response was complete (streamed or not). */
@@ -110,6 +117,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   let served = 0;
   let abandonedStreams = 0;
   let disconnects = 0;
+  let received = 0;
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => sendError(res, 500, String(error)));
@@ -121,8 +129,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       return;
     }
     const body = JSON.parse(await readBody(req)) as ParsedRequestBody;
-    const requestIndex = requests.length;
-    requests.push(body);
+    const requestIndex = received++;
+    if (options.keepRequests !== false) requests.push(body);
     res.on('close', () => {
       if (!res.writableFinished) disconnects += 1;
     });
@@ -192,6 +200,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    get received() {
+      return received;
+    },
     get abandonedStreams() {
       return abandonedStreams;
     },

@@ -61,6 +61,7 @@ export { McpConnectionError, type McpTool, type McpToolSet, mcpTools } from './t
 export { createReadFileTool } from './tools/read-file.js';
 export {
   createToolRouter,
+  type ExecuteOptions,
   type PreparedCall,
   type RefusedCall,
   ToolConfigError,

@@ -7,6 +7,11 @@
  * in with `next` (or `throw`), so the loop reads like `await`: `const response = yield* awaited(call)`.
  * This is the generator-as-effects pattern of redux-saga and co.
  *
+ * One rule: a generator must not wait (yield a {@link Pending}) in a `finally` block that runs because it
+ * is being closed with `return()`. JavaScript then resumes the `yield*` that delegated to it as if the
+ * inner generator had returned normally, with `undefined`, and the outer code would carry on with that
+ * value. Cleanup that must wait for something goes on the normal path; cleanup on close fires and forgets.
+ *
  * Two drivers run it:
  * - {@link runToEnd} (behind `runAgent`) awaits the promises and passes over the events, so a run nobody
  *   watches pays one `await` per model call and tool call, not one async-generator round trip per event
@@ -45,7 +50,8 @@ export function* awaited<T>(value: T | PromiseLike<T>): Generator<Pending, T, un
  *
  * @throws whatever `body` throws.
  */
-export function runToEnd<T>(body: Effects<unknown, T>): Promise<T> {
+export async function runToEnd<T>(body: Effects<unknown, T>): Promise<T> {
+  // Async, so that a body that throws before its first wait rejects the promise instead of throwing.
   return drive(body, body.next());
 }
 

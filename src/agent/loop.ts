@@ -117,14 +117,12 @@ function* runLoop(
     try {
       if (options.journal) {
         // A journal records whole results, so the call is not streamed; a resumed run gets the recorded turn.
-        const turn = requestTurn(model, request, {
-          stream: false,
-          labels,
-          stopState,
-          cut: !plan.native,
-          step: index,
-        });
-        response = yield* awaited(options.journal(`step-${index}-model`, () => runToEnd(turn)));
+        // A new call each time the journal runs the effect: it may retry it.
+        const turn = () =>
+          runToEnd(
+            requestTurn(model, request, { stream: false, labels, stopState, cut: !plan.native, step: index }),
+          );
+        response = yield* awaited(options.journal(`step-${index}-model`, turn));
       } else {
         response = yield* requestTurn(model, request, {
           stream: options.streaming ?? true,

@@ -14,7 +14,7 @@ import type {
 } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
-import { errorMessage } from '../util/own.js';
+import { errorMessage, isPromiseLike } from '../util/own.js';
 import { awaited, type Effects } from './effects.js';
 import type { AgentEvent } from './types.js';
 
@@ -39,23 +39,22 @@ export function* callModel(
   const cut = options.cut === false ? undefined : new StreamCut(options.labels);
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
-  const parts = model.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
-  // As `for await` does: the stream is closed (`return()`) when reading stops before its end, but not
-  // when it failed or ended by itself.
-  let open = true;
-  let ended = false;
+  let parts: AsyncIterator<ModelStreamPart> | undefined;
+  // How reading stopped: `ended` (the stream finished), `failed` (reading it threw), `cut` (we stopped at
+  // an invented observation), or still `reading` in `finally` when the run was closed or threw meanwhile.
+  let state: 'reading' | 'ended' | 'failed' | 'cut' = 'reading';
   try {
+    parts = model.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<ModelStreamPart>;
       try {
         next = yield* awaited(parts.next());
       } catch (error) {
-        open = false;
+        state = 'failed';
         throw error;
       }
       if (next.done) {
-        open = false;
-        ended = true;
+        state = 'ended';
         break;
       }
       const part = next.value;
@@ -77,19 +76,35 @@ export function* callModel(
       yield { type: 'model-delta', step: options.step, text: part.text };
       if (cut && cut.push(part.text) >= 0) {
         response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
+        state = 'cut';
         break;
       }
     }
+    // As `for await` does after a `break`: close the stream and wait until it is closed. Here, not in
+    // `finally`: a generator being closed with `return()` must not wait (see `effects.ts`).
+    if (state === 'cut') yield* awaited(parts.return?.());
   } finally {
     outer?.removeEventListener('abort', onAbort);
     // Cancels the HTTP request when we stopped reading early or the stream failed. Not after a normal
     // end: the request is over, and an abort makes a DOMException with a stack trace (a fifth of a
     // streamed step's time).
-    if (!ended) controller.abort();
-    if (open) yield* awaited(parts.return?.());
+    if (state !== 'ended') controller.abort();
+    // The run was closed (its consumer stopped reading) or threw while the stream was open: close the
+    // stream too, without waiting for it.
+    if (state === 'reading' && parts) closeQuietly(parts);
   }
   outer?.throwIfAborted();
   return response ?? { text, usage: {}, finishReason: 'unknown' };
+}
+
+/** Calls the iterator's `return()` without waiting; a failure to close is not the caller's problem. */
+function closeQuietly(iterator: AsyncIterator<unknown>): void {
+  try {
+    const closing = iterator.return?.();
+    if (isPromiseLike(closing)) Promise.resolve(closing).catch(() => undefined);
+  } catch {
+    // Closing threw synchronously: nothing more to do.
+  }
 }
 
 /** Whether to keep sending stop sequences; cleared for the rest of a run once a provider rejects them. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import { awaited, type Effects, runToEnd, streamEvents } from '../../src/agent/effects.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
@@ -108,4 +109,77 @@ test('runAgent and streamAgent give the same result for the same script', async 
     ...['model-start', 'model-end', 'step-end'],
     'run-end',
   ]);
+});
+
+// Regressions found in review: a `yield*` chain closed with `return()` while an inner generator waits in
+// its `finally` resumes the outer generator with `undefined`; a journal may run an effect more than once.
+
+test('a streamAgent consumer that stops during a streamed model call ends cleanly, the stream closed', async () => {
+  let closed = 0;
+  const streaming = () => {
+    const model = scriptedModel(['Thought: t\nAnswer: 42'], { streamChunkChars: 4 });
+    const stream = model.stream?.bind(model);
+    if (!stream) throw new Error('scriptedModel did not offer stream()');
+    model.stream = (request) => {
+      const inner = stream(request)[Symbol.asyncIterator]();
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: () => inner.next(),
+          return: async () => {
+            closed += 1;
+            return (await inner.return?.()) ?? { done: true, value: undefined };
+          },
+        }),
+      };
+    };
+    return model;
+  };
+  for await (const event of streamAgent({ model: streaming(), question: 'q', tools: [] })) {
+    if (event.type === 'model-delta') break;
+  }
+  const returned = streamAgent({ model: streaming(), question: 'q', tools: [] });
+  for (let e = await returned.next(); !e.done && e.value.type !== 'model-delta'; e = await returned.next());
+  assert.deepEqual(await returned.return(undefined as never), { done: true, value: undefined });
+  const thrown = streamAgent({ model: streaming(), question: 'q', tools: [] });
+  for (let e = await thrown.next(); !e.done && e.value.type !== 'model-delta'; e = await thrown.next());
+  await assert.rejects(thrown.throw(new Error('the consumer failed')), /the consumer failed/);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(closed, 3, 'every stream was closed');
+});
+
+test('a journal that retries a failed model call gets a fresh call each time', async () => {
+  const retrying = async <T>(_name: string, effect: () => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await effect();
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
+  };
+  const model = scriptedModel([new Error('transient 503'), 'Thought: ok\nAnswer: 42']);
+  const result = await runAgent({ model, question: 'q?', tools: [], journal: retrying });
+  assert.equal(result.status, 'answered');
+  assert.equal(result.answer, '42');
+  assert.equal(model.requests.length, 2);
+});
+
+test('runToEnd rejects, never throws, when the body fails before its first wait', async () => {
+  function* failing(): Effects<never, number> {
+    throw new Error('at once');
+  }
+  const pending = runToEnd(failing());
+  assert.ok(pending instanceof Promise);
+  await assert.rejects(pending, /at once/);
+});
+
+test('a model whose stream() throws at once leaves no listener on the caller signal', async () => {
+  const controller = new AbortController();
+  const model = scriptedModel(['Thought: t\nAnswer: 1'], { streamChunkChars: 4 });
+  model.stream = () => {
+    throw new Error('no stream today');
+  };
+  const result = await runAgent({ model, question: 'q', tools: [], signal: controller.signal });
+  assert.equal(result.status, 'error');
+  assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
 });

@@ -105,14 +105,23 @@ function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: read
   return prompt;
 }
 
-/** Everything the text system prompt depends on besides the labels, joined with separators no text has. */
+/**
+ * Everything the text system prompt depends on besides the labels. Each field is written with its length
+ * first, so no text can make two different option sets share a key; examples are `s` + the text, `a` + the
+ * array's identity, or `-` when absent.
+ */
 function promptKey(options: AgentOptions, tools: readonly Tool[]): string {
   const { examples } = options;
   const examplesKey =
-    typeof examples === 'string' || examples === undefined ? examples : `#${identity(examples)}`;
-  let key = `${options.instructions ?? ''}\u0000${options.contentLanguage ?? ''}\u0000${examplesKey ?? ''}`;
-  for (const tool of tools) key += `\u0001${tool.name}\u0000${tool.description}\u0000${tool.inputHint ?? ''}`;
+    examples === undefined ? '-' : typeof examples === 'string' ? `s${examples}` : `a${identity(examples)}`;
+  let key = field(options.instructions) + field(options.contentLanguage) + field(examplesKey);
+  for (const tool of tools) key += field(tool.name) + field(tool.description) + field(tool.inputHint);
   return key;
+}
+
+/** `text` prefixed by its length (`5:hello`); `undefined` as `-`. */
+function field(text: string | undefined): string {
+  return text === undefined ? '-' : `${text.length}:${text}`;
 }
 
 /** @throws {AgentConfigError} unless `value` is undefined or a whole number of at least 1. */

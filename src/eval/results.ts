@@ -51,7 +51,7 @@ export function appendResult(file: string, result: ItemResult): void {
 export interface ResultsAppender {
   /** Appends one result as a line, synchronously, as {@link appendResult} does. */
   append(result: ItemResult): void;
-  /** Closes the file (when anything was appended); later appends open it again. */
+  /** Closes the file (when anything was appended); later appends still write, opening the file each time. */
   close(): void;
 }
 
@@ -62,8 +62,12 @@ export interface ResultsAppender {
  */
 export function openResultsFile(file: string): ResultsAppender {
   let fd: number | undefined;
+  let closed = false;
   return {
     append(result) {
+      // After close (a run that failed while some items were still running), each late result is still
+      // written, by path, so no descriptor is left open.
+      if (closed) return appendResult(file, result);
       if (fd === undefined) {
         mkdirSync(dirname(file), { recursive: true });
         fd = openSync(file, 'a');
@@ -71,6 +75,7 @@ export function openResultsFile(file: string): ResultsAppender {
       appendFileSync(fd, `${JSON.stringify(result)}\n`);
     },
     close() {
+      closed = true;
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
     },

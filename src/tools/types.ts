@@ -13,8 +13,12 @@ export type ToolEffects = 'read' | 'write' | 'external';
 
 /** Context passed to {@link Tool.run}. */
 export interface ToolContext {
-  /** Aborted when the run is cancelled or the tool's timeout passes. Tools doing I/O should honour it. */
-  signal: AbortSignal;
+  /**
+   * Aborted when the run is cancelled or the tool's timeout passes. Tools doing I/O should honour it.
+   * The router makes it when it is first read (most tools never do), so it is an accessor: pass the context
+   * on as it is, or read `signal` into a new object; a spread copy (`{ ...context }`) does not carry it.
+   */
+  readonly signal: AbortSignal;
 }
 
 /**

@@ -3,7 +3,7 @@
  * (an abort) keeping what finished, the concurrency limit, and the report built from the results.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -12,7 +12,7 @@ import { EvalConfigError, loadDataset } from '../../src/eval/datasets.js';
 import { createProgressBar, formatProgress } from '../../src/eval/progress.js';
 import type { PromptSet } from '../../src/eval/prompts.js';
 import { writeReport } from '../../src/eval/report-files.js';
-import { readResults } from '../../src/eval/results.js';
+import { openResultsFile, readResults } from '../../src/eval/results.js';
 import { type EvalOptions, runEval } from '../../src/eval/runner.js';
 import type { Model } from '../../src/models/types.js';
 import { createWikipediaTools, wikipediaCorpus } from '../../src/tools/wikipedia.js';
@@ -234,5 +234,30 @@ describe('the progress bar', () => {
     assert.equal(written.length, 2);
     assert.match(written[0]!, /^\r\x1b\[2K\[█+░+\] 2\/8 · EM 50\.0%/);
     assert.equal(written[1], '\n');
+  });
+});
+
+describe('openResultsFile', () => {
+  test('appends after close still land in the file, and leave no descriptor open', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'taoloop-results-'));
+    const file = join(dir, 'r.jsonl');
+    const appender = openResultsFile(file);
+    const result = (itemId: string) =>
+      ({ strategy: 'cot', itemId, dataset: 'd', modelId: 'm', question: 'q', gold: 'g' }) as never;
+    appender.append(result('a'));
+    appender.close();
+    appender.append(result('b'));
+    assert.deepEqual(
+      readResults(file).map((r) => r.itemId),
+      ['a', 'b'],
+    );
+    const open = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+    assert.equal(open.length, 0);
   });
 });

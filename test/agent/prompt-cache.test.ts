@@ -1,0 +1,61 @@
+/**
+ * The system prompt is rendered once per distinct set of inputs and cached: a cached prompt must never be
+ * another option set's.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runAgent } from '../../src/agent/loop.js';
+import type { AgentOptions } from '../../src/agent/types.js';
+import type { FewShotExample } from '../../src/react/examples.js';
+import { renderSystemPrompt } from '../../src/react/prompt.js';
+import { scriptedModel } from '../../src/testing/scripted-model.js';
+import type { Tool } from '../../src/tools/types.js';
+
+const tool = (description: string, inputHint?: string): Tool => ({
+  name: 'echo',
+  description,
+  ...(inputHint === undefined ? {} : { inputHint }),
+  run: (input: string) => input,
+});
+
+/** The system prompt a run sends. */
+async function sentPrompt(options: Omit<AgentOptions, 'model' | 'question'>): Promise<string> {
+  const model = scriptedModel(['Thought: t\nAnswer: a']);
+  await runAgent({ ...options, model, question: 'q' });
+  return model.requests[0]?.messages[0]?.content ?? '';
+}
+
+function expected(options: Omit<AgentOptions, 'model' | 'question'>): string {
+  return renderSystemPrompt({
+    tools: options.tools,
+    instructions: options.instructions,
+    examples: options.examples,
+    contentLanguage: options.contentLanguage,
+  });
+}
+
+test('option sets that differ only where separators could hide get their own prompts', async () => {
+  const examples: FewShotExample[] = [{ question: 'Q?', steps: [{ thought: 'easy', answer: 'A' }] }];
+  const sets: Omit<AgentOptions, 'model' | 'question'>[] = [
+    { tools: [tool('d')], examples },
+    { tools: [tool('d')], examples: '#1' },
+    { tools: [tool('d')], examples: 'a1' },
+    { tools: [tool('d')], instructions: 'i\u0000de' },
+    { tools: [tool('d')], instructions: 'i', contentLanguage: 'de\u0000' },
+    { tools: [tool('x\u0000y')] },
+    { tools: [tool('x', 'y\u0000')] },
+    { tools: [tool('d\u0001h')] },
+    { tools: [tool('d', 'h')] },
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const options of sets) assert.equal(await sentPrompt(options), expected(options));
+  }
+});
+
+test('a new examples array is a new prompt', async () => {
+  const first: FewShotExample[] = [{ question: 'Q1?', steps: [{ thought: 't', answer: 'one' }] }];
+  const second: FewShotExample[] = [{ question: 'Q2?', steps: [{ thought: 't', answer: 'two' }] }];
+  assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
+  assert.match(await sentPrompt({ tools: [], examples: second }), /Q2\?/);
+  assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
+});

@@ -35,13 +35,24 @@ export async function* withTelemetry(
 ): AsyncGenerator<AgentEvent, RunResult> {
   const api = await import('@opentelemetry/api');
   const recorder = new SpanRecorder(api, options);
-  let next = await run.next();
-  while (!next.done) {
-    recorder.safely(next.value);
-    yield next.value;
-    next = await run.next();
+  let finished = false;
+  try {
+    let next = await run.next();
+    while (!next.done) {
+      recorder.safely(next.value);
+      yield next.value;
+      next = await run.next();
+    }
+    finished = true;
+    return next.value;
+  } finally {
+    if (!finished) {
+      // The consumer stopped early (or the run threw): close the run, so its own cleanup runs (a streamed
+      // model call is cancelled), and end the spans still open.
+      recorder.abandon();
+      await run.return(undefined as never);
+    }
   }
-  return next.value;
 }
 
 /** Turns events into spans; keeps the open spans of the current run. */
@@ -157,6 +168,24 @@ class SpanRecorder {
     }
   }
 
+  /** Ends every open span, marked as an error: the run stopped without a `run-end` event. */
+  abandon(): void {
+    try {
+      const open = [...this.#model.values(), ...this.#tool.values()];
+      const run = this.#run?.span;
+      if (run) open.push(run);
+      for (const span of open) {
+        span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: 'the run stopped before its end' });
+        span.end();
+      }
+      this.#model.clear();
+      this.#tool.clear();
+      this.#run = undefined;
+    } catch {
+      // Tracing must never break a run.
+    }
+  }
+
   endRun(result: RunResult): void {
     for (const span of [...this.#model.values(), ...this.#tool.values()]) span.end();
     const span = this.#run?.span;
@@ -174,6 +203,9 @@ class SpanRecorder {
     if (result.status === 'error')
       span?.setStatus({ code: this.api.SpanStatusCode.ERROR, message: result.error ?? 'error' });
     span?.end();
+    this.#model.clear();
+    this.#tool.clear();
+    this.#run = undefined;
   }
 }
 

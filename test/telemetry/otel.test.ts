@@ -6,7 +6,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { runAgent } from '../../src/agent/loop.js';
+import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 
@@ -76,4 +76,32 @@ test('a tracer that throws never breaks a run', async () => {
   });
   assert.equal(result.status, 'answered');
   assert.equal(result.answer, '6');
+});
+
+test('a consumer that stops early closes the run (its stream cancelled) and ends the open spans', async () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const model = scriptedModel(script, { id: 'openai:gpt-4o-mini', streamChunkChars: 4 });
+  let streamClosed = false;
+  const stream = model.stream?.bind(model);
+  if (!stream) throw new Error('scriptedModel did not offer stream()');
+  model.stream = async function* (request) {
+    try {
+      yield* stream(request);
+    } finally {
+      streamClosed = true;
+    }
+  };
+  for await (const event of streamAgent({
+    model,
+    question: 'q',
+    tools: [calculator],
+    telemetry: { tracer: provider.getTracer('test') },
+  })) {
+    if (event.type === 'model-delta') break;
+  }
+  assert.equal(streamClosed, true, 'the model stream was closed');
+  const spans = exporter.getFinishedSpans();
+  assert.deepEqual(spans.map((s) => s.name).sort(), ['chat gpt-4o-mini', 'invoke_agent taoloop']);
+  for (const span of spans) assert.equal(span.status.code, 2, `${span.name} is marked as an error`);
 });

@@ -182,6 +182,8 @@ function toText(value: unknown): string {
 class LazySignal {
   #controller: AbortController | undefined;
   readonly #outer: AbortSignal | undefined;
+  /** Set when the call was aborted before the tool read its signal: a late read gets it aborted. */
+  #abortedWith: { reason: unknown } | undefined;
 
   constructor(outer: AbortSignal | undefined) {
     this.#outer = outer;
@@ -191,14 +193,16 @@ class LazySignal {
   get signal(): AbortSignal {
     if (!this.#controller) {
       this.#controller = new AbortController();
-      if (this.#outer?.aborted) this.#controller.abort(this.#outer.reason);
+      if (this.#abortedWith) this.#controller.abort(this.#abortedWith.reason);
+      else if (this.#outer?.aborted) this.#controller.abort(this.#outer.reason);
     }
     return this.#controller.signal;
   }
 
-  /** Aborts the tool's signal, if the tool ever read it (a static, so tools do not see it). */
+  /** Aborts the tool's signal, now or when the tool first reads it (a static, so tools do not see it). */
   static abort(context: LazySignal, reason?: unknown): void {
-    context.#controller?.abort(reason);
+    if (context.#controller) context.#controller.abort(reason);
+    else context.#abortedWith ??= { reason };
   }
 }
 

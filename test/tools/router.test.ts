@@ -86,3 +86,31 @@ test('invalid and duplicate tool names are caller errors', () => {
   assert.throws(() => createToolRouter([{ ...search, name: 'bad name' }]), ToolConfigError);
   assert.throws(() => createToolRouter([search, search]), /Two tools are named "search"/);
 });
+
+test('a tool that first reads its signal after its timeout sees it aborted', async () => {
+  let lateRead: boolean | undefined;
+  const slow: Tool = {
+    name: 'slow',
+    description: 'Reads its signal late.',
+    timeoutMs: 20,
+    run: async (_input, context) => {
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      lateRead = context.signal.aborted;
+      return 'late';
+    },
+  };
+  const outcome = await createToolRouter([slow]).call('slow', 'x');
+  assert.equal(outcome.ok, false);
+  assert.match(outcome.observation, /timed out after 20 ms/);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(lateRead, true);
+});
+
+test('a synchronous tool answers through runPrepared without a promise', () => {
+  const router = createToolRouter([search]);
+  const prepared = router.prepare('search', 'x');
+  assert.ok(prepared.ok);
+  const outcome = router.runPrepared(prepared);
+  assert.ok(!(outcome instanceof Promise));
+  assert.equal(outcome.observation, 'found');
+});

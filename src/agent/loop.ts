@@ -205,10 +205,11 @@ async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
   return next.value;
 }
 
-/** Combines the caller's signal and the run's deadline. */
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+/** One signal for two (the caller's and a deadline), either of which may be absent. */
+function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return AbortSignal.any([a, b]);
 }
 
 /** A model error worded for the result; a per-call timeout says so. */

@@ -107,6 +107,11 @@ function closeQuietly(iterator: AsyncIterator<unknown>): void {
   }
 }
 
+/** `a + b`, where an unknown count (`undefined`) on one side is the other side. */
+function add(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : a + b;
+}
+
 /** Whether to keep sending stop sequences; cleared for the rest of a run once a provider rejects them. */
 export interface StopSequenceState {
   send: boolean;
@@ -149,8 +154,6 @@ export function isStopSequenceRejection(error: unknown): boolean {
 
 /** Adds usage field by field; a field stays `undefined` until some call reports it. */
 export function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
-  const add = (a: number | undefined, b: number | undefined) =>
-    a === undefined ? b : b === undefined ? a : a + b;
   return {
     inputTokens: add(total.inputTokens, next.inputTokens),
     outputTokens: add(total.outputTokens, next.outputTokens),

@@ -90,6 +90,17 @@ const PLACEHOLDER_FILLERS = new Set([
  */
 export function parseTurn(text: string, options: ParseOptions = {}): Turn {
   const labels = options.labels ?? ENGLISH_LABELS;
+  return plainAction(text, labelIndex(labels), options.tools) ?? parseFull(text, options);
+}
+
+/**
+ * {@link parseTurn} without its fast path: the full scan, for every reply. Exported for the tests that
+ * check the fast path against it (`test/react/parse-fast-path.test.ts`); not part of the public API.
+ *
+ * @internal
+ */
+export function parseFull(text: string, options: ParseOptions = {}): Turn {
+  const labels = options.labels ?? ENGLISH_LABELS;
   const context: Context = {
     labels,
     index: labelIndex(labels),
@@ -104,6 +115,68 @@ export function parseTurn(text: string, options: ParseOptions = {}): Turn {
   if (found.thought !== undefined) base.thought = found.thought;
   if (scan.invented) base.inventedObservation = true;
   return decide(found, scan, context, base);
+}
+
+const PLAIN_THOUGHT = 'Thought: ';
+const PLAIN_ACTION = '\nAction: ';
+
+/**
+ * The fast path of {@link parseTurn}: the turn almost every step of a well-behaved model writes,
+ * `Thought: <one line>\nAction: tool[input]` with a listed tool and nothing after the bracket, read
+ * without the full scan. It accepts only text in which nothing can change how the full parser reads it:
+ * no `<` (think tags), no backtick or `~` (fences), no `\r`, a one-line thought with content, a plain tool
+ * name that is listed and is not `finish`, an input without brackets or braces, and only spaces, tabs and
+ * newlines after the closing bracket. Anything else returns undefined and takes the full parser. The
+ * fields come from the same helpers the full parser uses (`resolveTool`, `cleanInput`), and a property test
+ * checks that both give the same turn. Exported for that test only.
+ *
+ * @internal
+ */
+export function plainAction(
+  text: string,
+  index: LabelIndex,
+  tools: readonly string[] | undefined,
+): ActionTurn | undefined {
+  if (!tools || !text.startsWith(PLAIN_THOUGHT)) return undefined;
+  if (index.kinds.get('thought') !== 'thought' || index.kinds.get('action') !== 'action') return undefined;
+  const actionAt = text.indexOf(PLAIN_ACTION, PLAIN_THOUGHT.length);
+  if (actionAt < 0) return undefined;
+  for (let i = PLAIN_THOUGHT.length; i < actionAt; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13 || c === 60 || c === 96 || c === 126) return undefined; // \n \r < ` ~
+  }
+  const thought = text.slice(PLAIN_THOUGHT.length, actionAt).trim();
+  if (thought === '') return undefined;
+  const nameStart = actionAt + PLAIN_ACTION.length;
+  let at = nameStart;
+  if (!isAsciiLetter(text.charCodeAt(at))) return undefined;
+  for (at++; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (!isAsciiLetter(c) && !(c >= 48 && c <= 57) && c !== 95 && c !== 45) break; // digits _ -
+  }
+  if (text.charCodeAt(at) !== 91) return undefined; // [
+  const open = at;
+  for (at++; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === 93) break; // ]
+    // [ { < ` ~ \n \r
+    if (c === 91 || c === 123 || c === 60 || c === 96 || c === 126 || c === 10 || c === 13) return undefined;
+  }
+  if (at >= text.length) return undefined;
+  const close = at;
+  for (at++; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c !== 32 && c !== 9 && c !== 10) return undefined;
+  }
+  const name = text.slice(nameStart, open);
+  if (index.finish.has(normaliseWord(name))) return undefined;
+  const tool = resolveTool(name, tools);
+  if (!tools.includes(tool)) return undefined;
+  return { thought, type: 'action', tool, input: cleanInput(text.slice(open + 1, close)) };
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /**

@@ -83,14 +83,6 @@ const PROMPT_CACHE_SIZE = 32;
  * every item), so an array changed in place after a run is not seen by later runs: pass a new array.
  */
 function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: readonly Tool[]): string {
-  const render = () =>
-    renderSystemPrompt({
-      tools,
-      labels,
-      instructions: options.instructions,
-      examples: options.examples,
-      contentLanguage: options.contentLanguage,
-    });
   const key = promptKey(options, tools);
   let byKey = promptCache.get(labels);
   if (!byKey) {
@@ -99,7 +91,13 @@ function cachedSystemPrompt(options: AgentOptions, labels: LabelSet, tools: read
   }
   const cached = byKey.get(key);
   if (cached !== undefined) return cached;
-  const prompt = render();
+  const prompt = renderSystemPrompt({
+    tools,
+    labels,
+    instructions: options.instructions,
+    examples: options.examples,
+    contentLanguage: options.contentLanguage,
+  });
   if (byKey.size >= PROMPT_CACHE_SIZE) byKey.delete(byKey.keys().next().value as string);
   byKey.set(key, prompt);
   return prompt;

@@ -9,6 +9,7 @@
  * @module
  */
 import { errorMessage, getOwn, isPromiseLike } from '../util/own.js';
+import { toolOutputText } from './tool-output.js';
 import { DEFAULT_MAX_INPUT_CHARS, type Tool } from './types.js';
 import { validateToolInput } from './validate.js';
 
@@ -146,12 +147,10 @@ const elapsedMs = (started: number) => Math.round(performance.now() - started);
 
 /** The outcome of a tool that returned `output`: its text, truncated to the tool's limit. */
 function finished(call: PreparedCall, output: unknown, started: number): ToolOutcome {
-  let text: string;
-  try {
-    text = toText(output);
-  } catch (error) {
-    return failed(error, started);
-  }
+  const converted = toolOutputText(output);
+  if (!converted.ok)
+    return { ok: false, observation: `Error: ${converted.problem}`, durationMs: elapsedMs(started) };
+  const text = converted.text;
   const limit = call.tool.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
   if (text.length <= limit) return { ok: true, observation: text, durationMs: elapsedMs(started) };
   const cut = text.length - limit;
@@ -162,17 +161,6 @@ function finished(call: PreparedCall, output: unknown, started: number): ToolOut
 /** The outcome of a tool that threw, rejected, timed out or was cancelled. */
 function failed(error: unknown, started: number): ToolOutcome {
   return { ok: false, observation: `Error: ${errorMessage(error)}`, durationMs: elapsedMs(started) };
-}
-
-/** A tool's return value as observation text: strings as they are, anything else as JSON. */
-function toText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value === undefined) return '(no output)';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**
@@ -229,7 +217,9 @@ function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSign
       reject(new Error(`${tool.name} was cancelled.`));
       LazySignal.abort(context, outer?.reason);
     };
-    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    // The tool may have been cancelled while its synchronous part ran (a listener added now would never fire).
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
   });
   const running = Promise.resolve(result);
   // An abandoned tool may still fail later; that must not surface as an unhandled rejection.

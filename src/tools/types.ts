@@ -58,8 +58,11 @@ export interface Tool {
   timeoutMs?: number;
   /**
    * Runs the tool on the text input (or the parsed value, for schema tools). A string is the observation;
-   * any other value is turned into JSON. A thrown error becomes the observation `Error: <message>`; the
-   * loop goes on.
+   * any other value is turned into JSON (a reference back to an enclosing object is written `"[Circular]"`,
+   * a `bigint` as its digits); a function, a symbol or a `toJSON` that throws is an `ok: false` error
+   * observation. A thrown value becomes the observation `Error: <message>` (a non-Error is described, e.g.
+   * `Error: a non-Error value: {"code":42}`); the loop goes on. A call cancelled while the tool runs, even
+   * during its synchronous part, ends at once with `Error: <name> was cancelled.`
    */
   // biome-ignore lint/suspicious/noExplicitAny: schema tools receive their parsed value.
   run(input: any, context: ToolContext): unknown | Promise<unknown>;

@@ -127,21 +127,47 @@ test('a model error ends the run with status error and keeps the partial traject
   assert.equal(result.steps.length, 1);
 });
 
-test('aborting ends the run with status aborted', async () => {
+test('an abort during an async tool ends the run in under a second and says it was cancelled', async () => {
   const controller = new AbortController();
   const slow: Tool = {
     name: 'slow',
     description: 'Waits.',
-    run: (_, { signal }) =>
+    run: (_, context) =>
       new Promise((resolve) => {
         controller.abort();
-        signal.addEventListener('abort', () => resolve('cancelled'));
+        // Read after the abort: a listener on an already-aborted signal never fires.
+        context.signal.addEventListener('abort', () => resolve('cancelled'));
       }),
   };
   const model = scriptedModel(['Thought: t\nAction: slow[x]']);
+  const started = performance.now();
   const result = await runAgent({ model, question: 'q', tools: [slow], signal: controller.signal });
+  assert.ok(performance.now() - started < 1000, 'not the 30 s tool timeout');
   assert.equal(result.status, 'aborted');
+  assert.match(result.error ?? '', /aborted/);
   assert.equal(result.steps.length, 1);
+  assert.equal(result.steps[0]?.observation?.text, 'Error: slow was cancelled.');
+  assert.equal(result.steps[0]?.observation?.ok, false);
+});
+
+test('an abort during a synchronous tool ends the run in under a second, keeping what the tool returned', async () => {
+  const controller = new AbortController();
+  const busy: Tool = {
+    name: 'busy',
+    description: 'Works synchronously.',
+    run: () => {
+      controller.abort();
+      return 'done anyway';
+    },
+  };
+  const model = scriptedModel(['Thought: t\nAction: busy[x]', 'Thought: t\nAnswer: never asked']);
+  const started = performance.now();
+  const result = await runAgent({ model, question: 'q', tools: [busy], signal: controller.signal });
+  assert.ok(performance.now() - started < 1000);
+  assert.equal(result.status, 'aborted');
+  assert.match(result.error ?? '', /aborted/);
+  assert.equal(result.steps.length, 1, 'no model call after the abort');
+  assert.equal(result.steps[0]?.observation?.text, 'done anyway');
 });
 
 test('streaming stops reading once the model starts writing its own observation', async () => {

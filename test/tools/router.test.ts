@@ -114,3 +114,89 @@ test('a synchronous tool answers through runPrepared without a promise', () => {
   assert.ok(!(outcome instanceof Promise));
   assert.equal(outcome.observation, 'found');
 });
+
+test('a circular object is JSON with its back-reference marked, and ok', async () => {
+  const node: Record<string, unknown> = { name: 'root', child: { name: 'leaf' } };
+  (node.child as Record<string, unknown>).parent = node;
+  const shared = { x: 1 };
+  const tool: Tool = { name: 'tree', description: 'Tree.', run: () => ({ node, a: shared, b: shared }) };
+  const outcome = await createToolRouter([tool]).call('tree', '');
+  assert.equal(outcome.ok, true);
+  assert.equal(
+    outcome.observation,
+    '{"node":{"name":"root","child":{"name":"leaf","parent":"[Circular]"}},"a":{"x":1},"b":{"x":1}}',
+  );
+});
+
+test('bigints, maps and sets are written out; a function is an error observation, not ok', async () => {
+  const values: Tool = {
+    name: 'values',
+    description: 'Values.',
+    run: () => ({ big: 12n, map: new Map([['k', 1]]), set: new Set([1, 2]) }),
+  };
+  const fn: Tool = { name: 'fn', description: 'Returns a function.', run: () => () => 1 };
+  const throwsJson: Tool = {
+    name: 'bad_json',
+    description: 'toJSON throws.',
+    run: () => ({
+      toJSON() {
+        throw new Error('no JSON here');
+      },
+    }),
+  };
+  const router = createToolRouter([values, fn, throwsJson]);
+  assert.equal((await router.call('values', '')).observation, '{"big":"12","map":{"k":1},"set":[1,2]}');
+  const fnOutcome = await router.call('fn', '');
+  assert.equal(fnOutcome.ok, false);
+  assert.equal(fnOutcome.observation, 'Error: the tool returned a function, which has no text form.');
+  const bad = await router.call('bad_json', '');
+  assert.equal(bad.ok, false);
+  assert.match(bad.observation, /^Error: the tool's output could not be turned into JSON \(no JSON here\)/);
+});
+
+test('a thrown non-Error is described readably, never [object Object]', async () => {
+  const thrower = (value: unknown): Tool => ({
+    name: 'thrower',
+    description: 'Throws.',
+    run: () => {
+      throw value;
+    },
+  });
+  const cases: [unknown, string][] = [
+    [{ code: 42 }, 'Error: a non-Error value: {"code":42}'],
+    [{ message: 'quota exceeded' }, 'Error: quota exceeded'],
+    ['plain text', 'Error: plain text'],
+    [7, 'Error: a non-Error value: 7'],
+    [null, 'Error: a non-Error value: null'],
+  ];
+  for (const [value, expected] of cases) {
+    const outcome = await createToolRouter([thrower(value)]).call('thrower', '');
+    assert.equal(outcome.ok, false);
+    assert.equal(outcome.observation, expected);
+  }
+  const rejecting: Tool = {
+    name: 'rejects',
+    description: 'Rejects.',
+    run: () => Promise.reject({ status: 503 }),
+  };
+  const outcome = await createToolRouter([rejecting]).call('rejects', '');
+  assert.equal(outcome.observation, 'Error: a non-Error value: {"status":503}');
+});
+
+test('a call cancelled while the tool ran its synchronous part ends at once and says cancelled', async () => {
+  const controller = new AbortController();
+  const tool: Tool = {
+    name: 'slow',
+    description: 'Cancels, then waits on its signal.',
+    run: (_input, context) => {
+      controller.abort();
+      // Listening on an already-aborted signal never fires: only the router's own check ends the call.
+      return new Promise((resolve) => context.signal.addEventListener('abort', () => resolve('late')));
+    },
+  };
+  const started = performance.now();
+  const outcome = await createToolRouter([tool]).call('slow', '', { signal: controller.signal });
+  assert.ok(performance.now() - started < 1000, 'ended well before the 30 s tool timeout');
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.observation, 'Error: slow was cancelled.');
+});

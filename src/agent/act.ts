@@ -8,7 +8,7 @@ import type { LabelSet } from '../react/labels.js';
 import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
-import { errorMessage } from '../util/own.js';
+import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { awaited, type Effects } from './effects.js';
 import type {
   AgentEvent,
@@ -31,7 +31,11 @@ export function* act(
 ): Effects<AgentEvent, StepObservation> {
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
-  if (prepared.ok && prepared.needsApproval && !isAllowed(prepared.tool.name, options.allowTools)) {
+  if (
+    prepared.ok &&
+    prepared.needsApproval &&
+    !isAllowedWithoutAsking(prepared.tool.name, options.allowTools)
+  ) {
     const request: ApprovalRequest = {
       step,
       tool: prepared.tool.name,
@@ -40,11 +44,13 @@ export function* act(
       ...(options.signal && { signal: options.signal }),
     };
     yield { type: 'approval-start', step, request };
-    const decision = yield* awaited(
-      journalOf(options)(`step-${step}-approval`, () => decide(request, options)),
+    // Read again after the journal: a recorded decision is data, and only an exact approval runs the tool.
+    approval = toApprovalDecision(
+      yield* awaited(
+        journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
+      ),
     );
-    approval = decision;
-    yield { type: 'approval-end', step, request, decision };
+    yield { type: 'approval-end', step, request, decision: approval };
     if (approval.type === 'reject') {
       const why = approval.reason ? ` (${approval.reason})` : '';
       return {
@@ -102,19 +108,4 @@ function journalTool(
 /** The caller's journal, or a pass-through. */
 export function journalOf(options: AgentOptions): Journal {
   return options.journal ?? ((_, effect) => effect());
-}
-
-function isAllowed(tool: string, allow: AgentOptions['allowTools']): boolean {
-  return allow === 'all' || (allow?.includes(tool) ?? false);
-}
-
-/** Asks the caller's `approve`; no approver, or one that throws, means reject. */
-async function decide(request: ApprovalRequest, options: AgentOptions): Promise<ApprovalDecision> {
-  if (!options.approve)
-    return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
-  try {
-    return await options.approve(request);
-  } catch (error) {
-    return { type: 'reject', reason: `approval failed: ${errorMessage(error)}` };
-  }
 }

@@ -113,7 +113,7 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
       }
       const validated = validateToolInput(tool, rawInput);
       if (!validated.ok) return { ok: false, observation: `Error: ${validated.problem}` };
-      const needsApproval = tool.needsApproval ?? (tool.effects ?? 'read') !== 'read';
+      const needsApproval = toolNeedsApproval(tool);
       return { ok: true, tool, rawInput, input: validated.value, needsApproval };
     },
     runPrepared(call, options = {}) {
@@ -141,6 +141,17 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
     },
   };
   return router;
+}
+
+/**
+ * Whether `tool` must be approved before it runs. Fails closed: it asks unless `needsApproval` is exactly
+ * `false`, or `needsApproval` is unset and `effects` is unset or exactly `'read'` (a misspelt effect such
+ * as `'READ'` asks).
+ */
+export function toolNeedsApproval(tool: Pick<Tool, 'effects' | 'needsApproval'>): boolean {
+  if (tool.needsApproval === false) return false;
+  if (tool.needsApproval !== undefined) return true;
+  return tool.effects !== undefined && tool.effects !== 'read';
 }
 
 const elapsedMs = (started: number) => Math.round(performance.now() - started);

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalDecision } from '../agent/types.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Model } from '../models/types.js';
+import { toolNeedsApproval } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
 import { readTrace } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
@@ -48,7 +49,7 @@ export function getConfig(ctx: PlaygroundContext, response: ServerResponse): voi
       name: tool.name,
       description: tool.description,
       effects: tool.effects ?? 'read',
-      needsApproval: tool.needsApproval ?? (tool.effects ?? 'read') !== 'read',
+      needsApproval: toolNeedsApproval(tool),
     })),
     maxSteps: MAX_STEPS_RANGE,
   });

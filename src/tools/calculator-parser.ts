@@ -5,7 +5,7 @@
  * ```
  * sum     := product (('+' | '-') product)*
  * product := unary (('*' | '/') unary)*
- * unary   := ('+' | '-') unary | power
+ * unary   := ('+' | '-')* power
  * power   := percent ('^' unary)?        right-associative: 2^3^2 = 2^9; -2^2 = -(2^2)
  * percent := primary '%'?                50% = 0.5
  *
@@ -21,14 +21,24 @@ import { Decimal } from 'decimal.js';
 import { CalculatorError, type Operator, type Token } from './calculator-lexer.js';
 
 /**
+ * Largest decimal exponent a value may have anywhere in an expression: every number, intermediate
+ * result and answer has a magnitude below 1e+1000000 and, unless it is exactly zero, of at least
+ * 1e-999999. Beyond that an operation is an error ("too large" / "too small"), never Infinity or 0.
+ */
+export const MAX_RESULT_EXPONENT = 999_999;
+
+/**
  * The calculator's private Decimal: 40 significant digits for intermediate results, plain notation
- * below 1e21 and above 1e-12. A clone, so the global `Decimal` configuration is never touched.
+ * below 1e21 and above 1e-12, overflow past {@link MAX_RESULT_EXPONENT} to Infinity and underflow to 0
+ * (both caught after every operation). A clone, so the global `Decimal` configuration is never touched.
  */
 export const CalcDecimal = Decimal.clone({
   precision: 40,
   rounding: Decimal.ROUND_HALF_UP,
   toExpNeg: -12,
   toExpPos: 21,
+  maxE: MAX_RESULT_EXPONENT,
+  minE: -MAX_RESULT_EXPONENT,
 });
 
 /** Largest allowed |exponent| for `^`. */
@@ -75,8 +85,8 @@ class Parser {
       const start = this.index;
       let right = this.product();
       if (this.barePercent?.start === start && this.barePercent.end === this.index)
-        right = value.times(right);
-      value = op === '+' ? value.plus(right) : value.minus(right);
+        right = times(value, right);
+      value = op === '+' ? plus(value, right) : plus(value, right.negated());
     }
     return value;
   }
@@ -86,36 +96,37 @@ class Parser {
     for (let op = this.operator('*', '/'); op !== undefined; op = this.operator('*', '/')) {
       const right = this.unary();
       if (op === '*') {
-        value = value.times(right);
+        value = times(value, right);
       } else {
         if (right.isZero()) throw new CalculatorError('Division by zero');
-        value = value.dividedBy(right);
+        value = inRange(value.dividedBy(right), !value.isZero());
       }
-      checkFinite(value);
     }
     return value;
   }
 
+  /**
+   * Signs, then a chain `a ^ b ^ c` folded from the right. Written as loops, not recursion, so a long
+   * run of signs or carets (any `maxInputChars`) cannot overflow the stack.
+   */
   private unary(): Decimal {
-    const op = this.operator('+', '-');
-    if (op === undefined) return this.power();
-    const value = this.unary();
-    return op === '-' ? value.negated() : value;
-  }
-
-  private power(): Decimal {
-    const base = this.percent();
-    const caret = this.peek();
-    if (this.operator('^') === undefined) return base;
-    const exponent = this.unary();
-    if (!exponent.isInteger() || exponent.abs().greaterThan(MAX_EXPONENT)) {
-      throw new CalculatorError(
-        `Unsupported exponent ${exponent.toString()} after "^" at position ${caret!.position}: ` +
-          `the exponent must be a whole number from -${MAX_EXPONENT} to ${MAX_EXPONENT}`,
-      );
+    const terms: { negative: boolean; base: Decimal; caret: Token | undefined }[] = [];
+    let caret: Token | undefined;
+    do {
+      let negative = false;
+      for (let op = this.operator('+', '-'); op !== undefined; op = this.operator('+', '-')) {
+        if (op === '-') negative = !negative;
+      }
+      terms.push({ negative, base: this.percent(), caret });
+      caret = this.peek();
+    } while (this.operator('^') !== undefined);
+    let value: Decimal | undefined;
+    for (let i = terms.length - 1; i >= 0; i--) {
+      const term = terms[i]!;
+      const raised = value === undefined ? term.base : power(term.base, value, terms[i + 1]!.caret!);
+      value = term.negative ? raised.negated() : raised;
     }
-    if (base.isZero() && exponent.isNegative()) throw new CalculatorError('Division by zero');
-    return checkFinite(base.toPower(exponent));
+    return value!;
   }
 
   private percent(): Decimal {
@@ -123,7 +134,7 @@ class Parser {
     const value = this.primary();
     if (this.operator('%') === undefined) return value;
     this.barePercent = { start, end: this.index };
-    return value.dividedBy(100);
+    return inRange(value.dividedBy(100), !value.isZero());
   }
 
   private primary(): Decimal {
@@ -131,7 +142,7 @@ class Parser {
     if (token === undefined) {
       throw new CalculatorError('Unexpected end of expression: expected a number or "("');
     }
-    if (token.kind === 'number') return new CalcDecimal(token.value);
+    if (token.kind === 'number') return inRange(new CalcDecimal(token.value), /[1-9]/.test(token.value));
     if (token.text === '(') return this.parenthesized(token.position);
     throw new CalculatorError(
       `Unexpected "${token.text}" at position ${token.position}: expected a number or "("`,
@@ -176,7 +187,40 @@ class Parser {
   }
 }
 
-function checkFinite(value: Decimal): Decimal {
-  if (!value.isFinite()) throw new CalculatorError('Result is too large');
+/** `base ^ exponent`, the exponent a whole number within {@link MAX_EXPONENT}. */
+function power(base: Decimal, exponent: Decimal, caret: Token): Decimal {
+  if (!exponent.isInteger() || exponent.abs().greaterThan(MAX_EXPONENT)) {
+    throw new CalculatorError(
+      `Unsupported exponent ${exponent.toString()} after "^" at position ${caret.position}: ` +
+        `the exponent must be a whole number from -${MAX_EXPONENT} to ${MAX_EXPONENT}`,
+    );
+  }
+  if (base.isZero() && exponent.isNegative()) throw new CalculatorError('Division by zero');
+  return inRange(base.toPower(exponent), !base.isZero());
+}
+
+function times(a: Decimal, b: Decimal): Decimal {
+  return inRange(a.times(b), !a.isZero() && !b.isZero());
+}
+
+function plus(a: Decimal, b: Decimal): Decimal {
+  return inRange(a.plus(b), !a.eq(b.negated()));
+}
+
+/**
+ * Turns decimal.js's silent overflow (Infinity) and underflow (0) into errors. `nonZero` says whether
+ * the exact result is known to be non-zero, so a 0 can only be an underflow.
+ */
+function inRange(value: Decimal, nonZero: boolean): Decimal {
+  if (!value.isFinite()) {
+    throw new CalculatorError(
+      `Result is too large: magnitudes must stay below 1e+${MAX_RESULT_EXPONENT + 1}`,
+    );
+  }
+  if (nonZero && value.isZero()) {
+    throw new CalculatorError(
+      `Result is too small: non-zero magnitudes must be at least 1e-${MAX_RESULT_EXPONENT}`,
+    );
+  }
   return value;
 }

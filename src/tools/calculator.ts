@@ -36,6 +36,12 @@ export interface EvaluateOptions {
  * not terminate, like `1/3`) is rounded half-up to 15 significant digits, so `1/3 * 3` is `1`. Trailing
  * zeros are dropped; exponent notation is used only below 1e-12 or from 1e21 up (`1e+21`).
  *
+ * Every number, intermediate result and answer must have a magnitude below 1e+1000000 and, unless it
+ * is exactly zero, of at least 1e-999999 (see `MAX_RESULT_EXPONENT`): an overflow or underflow anywhere
+ * (a sum, product, quotient, power, percentage or literal) is an error saying the result is too large or
+ * too small, never `Infinity` or a silent `0`. Signs and `^` chains are parsed with loops, so no input
+ * of any length overflows the stack.
+ *
  * @example
  * ```ts
  * evaluateExpression('20 * 12 * 7');         // '1680'
@@ -47,7 +53,8 @@ export interface EvaluateOptions {
  * @throws {CalculatorError} with a message saying what is wrong and where (1-based positions): an empty
  * or too long expression, a character that is not arithmetic (`Unexpected "fetch" at position 1: ...`),
  * two numbers in a row (`Unexpected "3" at position 3: expected an operator`), a missing parenthesis,
- * division by zero, a bad exponent, or a result too large to represent. Never any other error type.
+ * division by zero, a bad exponent, or a result too large or too small to represent. Never any other
+ * error type, whatever `maxInputChars` allows.
  */
 export function evaluateExpression(expr: string, options: EvaluateOptions = {}): string {
   const maxInputChars = options.maxInputChars ?? DEFAULT_MAX_EXPRESSION_CHARS;

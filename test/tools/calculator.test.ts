@@ -83,7 +83,7 @@ describe('evaluateExpression', () => {
     fails('0^-1', 'Division by zero');
     fails('2^0.5', /exponent must be a whole number/);
     fails('2^1001', /from -1000 to 1000/);
-    fails('((((((9^999)^999)^999)^999)^999)^999)^999', 'Result is too large');
+    fails('((((((9^999)^999)^999)^999)^999)^999)^999', /^Result is too large/);
   });
 
   it('refuses anything that is not arithmetic, running nothing', () => {

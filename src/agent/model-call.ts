@@ -152,11 +152,17 @@ export function isStopSequenceRejection(error: unknown): boolean {
   );
 }
 
-/** Adds usage field by field; a field stays `undefined` until some call reports it. */
+/**
+ * Adds usage field by field; a field stays `undefined` until some call reports it (`cacheWriteInputTokens`
+ * is left out until then, as providers without a cache-write charge leave it out).
+ */
 export function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
-  return {
+  const sum: ModelUsage = {
     inputTokens: add(total.inputTokens, next.inputTokens),
     outputTokens: add(total.outputTokens, next.outputTokens),
     cachedInputTokens: add(total.cachedInputTokens, next.cachedInputTokens),
   };
+  const cacheWrite = add(total.cacheWriteInputTokens, next.cacheWriteInputTokens);
+  if (cacheWrite !== undefined) sum.cacheWriteInputTokens = cacheWrite;
+  return sum;
 }

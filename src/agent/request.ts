@@ -154,6 +154,7 @@ export function buildRequest(
   const request: ModelRequest = { temperature: options.temperature ?? 0 } as ModelRequest;
   if (options.maxOutputTokens !== undefined) request.maxOutputTokens = options.maxOutputTokens;
   if (options.signal) request.signal = options.signal;
+  if (options.promptCaching === false) request.promptCaching = false;
   if (plan.native) {
     const questionLine = `${primaryLabels(plan.labels).question}: ${options.question}`;
     request.messages = renderNativeMessages(plan.systemPrompt, questionLine, fitted);

@@ -135,6 +135,14 @@ export interface AgentOptions {
    */
   contextWindowTokens?: number;
   /**
+   * Let the provider's prompt cache serve the part of each request that the previous one already sent:
+   * Anthropic requests carry cache breakpoints (the system prompt and the newest message); OpenAI and
+   * OpenAI-compatible servers (llama.cpp server, vLLM) cache the stable prefix on their own. Cached input
+   * is billed at the cache prices of the price table. `false` sends no breakpoints.
+   * @default true
+   */
+  promptCaching?: boolean;
+  /**
    * Repeats of the same action (tool and input) with the same observation that stop the run with
    * `repeated_action`. Earlier repeats are answered with a note that the action was already done.
    * @default 3

@@ -135,7 +135,7 @@ function callArguments(settings: CallSettings, request: ModelRequest, abortSigna
     abortSignal?: AbortSignal;
   } = {
     model: settings.model,
-    messages: request.messages.map(toAiMessage),
+    messages: withCacheBreakpoints(settings.model, request),
     // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
     allowSystemInMessages: true,
   };
@@ -146,6 +146,23 @@ function callArguments(settings: CallSettings, request: ModelRequest, abortSigna
   if (request.maxOutputTokens !== undefined) args.maxOutputTokens = request.maxOutputTokens;
   if (abortSignal !== undefined) args.abortSignal = abortSignal;
   return args;
+}
+
+/**
+ * The request's messages for the AI SDK, with Anthropic prompt-cache breakpoints on the system prompt and
+ * the newest message unless `request.promptCaching` is `false` (Anthropic caches only up to a breakpoint;
+ * the newest one is read back by the next step's request, since each request extends the one before:
+ * https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching). Other providers get the messages
+ * unmarked: OpenAI and OpenAI-compatible servers cache a stable prefix on their own.
+ */
+function withCacheBreakpoints(model: AiSdkLanguageModel, request: ModelRequest) {
+  const messages = request.messages.map(toAiMessage);
+  if (request.promptCaching === false || !model.provider.includes('anthropic')) return messages;
+  const breakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } } };
+  const marked = new Set([messages.findIndex((m) => m.role === 'system'), messages.length - 1]);
+  return messages.map((message, i) =>
+    marked.has(i) ? { ...message, providerOptions: breakpoint } : message,
+  );
 }
 
 async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
@@ -270,7 +287,10 @@ export function toModelUsage(usage: LanguageModelUsage): ModelUsage {
   } else if (raw !== undefined && 'promptTokenCount' in raw) {
     if (numberAt(raw, 'cachedContentTokenCount') === undefined) cachedInputTokens = undefined;
   }
-  return { inputTokens, outputTokens, cachedInputTokens };
+  const usageOut: ModelUsage = { inputTokens, outputTokens, cachedInputTokens };
+  const cacheWrite = raw === undefined ? undefined : numberAt(raw, 'cache_creation_input_tokens');
+  if (cacheWrite !== undefined) usageOut.cacheWriteInputTokens = cacheWrite;
+  return usageOut;
 }
 
 function abortReason(signal: AbortSignal | undefined): unknown {

@@ -9,18 +9,26 @@ import type { ModelUsage } from './types.js';
 
 /** Price of one model in USD per million tokens. */
 export interface ModelPrice {
+  /** Input tokens neither read from nor written to a prompt cache. */
   inputUsdPerMTok: number;
   outputUsdPerMTok: number;
-  /** Price of input tokens read from the provider's prompt cache. @default inputUsdPerMTok */
+  /** Input tokens read from the provider's prompt cache. @default inputUsdPerMTok */
   cachedInputUsdPerMTok?: number;
+  /**
+   * Input tokens written to the provider's prompt cache (Anthropic: 1.25x the input price for the
+   * 5-minute cache). @default inputUsdPerMTok
+   */
+  cacheWriteInputUsdPerMTok?: number;
 }
 
 /** Prices keyed by model name prefix (`gpt-4o-mini`) or full spec (`openai:gpt-4o-mini`). Longest key wins. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /**
- * List prices from the providers' pricing pages (2025), per million tokens. Local models (`local:`,
- * `ollama:`) cost nothing. Extend or override with the `prices` option.
+ * List prices from the providers' pricing pages (2025), per million tokens, with prompt-cache prices:
+ * OpenAI bills cached input at its cached price and has no write charge; Anthropic bills cache reads at
+ * 0.1x and 5-minute cache writes at 1.25x the input price. Local models (`local:`, `ollama:`) cost
+ * nothing. Extend or override with the `prices` option.
  */
 export const DEFAULT_PRICES: PriceTable = {
   'gpt-4o-mini': { inputUsdPerMTok: 0.15, outputUsdPerMTok: 0.6, cachedInputUsdPerMTok: 0.075 },
@@ -28,9 +36,30 @@ export const DEFAULT_PRICES: PriceTable = {
   'gpt-4.1-nano': { inputUsdPerMTok: 0.1, outputUsdPerMTok: 0.4, cachedInputUsdPerMTok: 0.025 },
   'gpt-4.1-mini': { inputUsdPerMTok: 0.4, outputUsdPerMTok: 1.6, cachedInputUsdPerMTok: 0.1 },
   'gpt-4.1': { inputUsdPerMTok: 2, outputUsdPerMTok: 8, cachedInputUsdPerMTok: 0.5 },
-  'claude-3-5-haiku': { inputUsdPerMTok: 0.8, outputUsdPerMTok: 4, cachedInputUsdPerMTok: 0.08 },
-  'claude-3-5-sonnet': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.3 },
-  'claude-sonnet-4': { inputUsdPerMTok: 3, outputUsdPerMTok: 15, cachedInputUsdPerMTok: 0.3 },
+  'claude-3-5-haiku': {
+    inputUsdPerMTok: 0.8,
+    outputUsdPerMTok: 4,
+    cachedInputUsdPerMTok: 0.08,
+    cacheWriteInputUsdPerMTok: 1,
+  },
+  'claude-haiku-4-5': {
+    inputUsdPerMTok: 1,
+    outputUsdPerMTok: 5,
+    cachedInputUsdPerMTok: 0.1,
+    cacheWriteInputUsdPerMTok: 1.25,
+  },
+  'claude-3-5-sonnet': {
+    inputUsdPerMTok: 3,
+    outputUsdPerMTok: 15,
+    cachedInputUsdPerMTok: 0.3,
+    cacheWriteInputUsdPerMTok: 3.75,
+  },
+  'claude-sonnet-4': {
+    inputUsdPerMTok: 3,
+    outputUsdPerMTok: 15,
+    cachedInputUsdPerMTok: 0.3,
+    cacheWriteInputUsdPerMTok: 3.75,
+  },
   'gemini-2.0-flash': { inputUsdPerMTok: 0.1, outputUsdPerMTok: 0.4, cachedInputUsdPerMTok: 0.025 },
   'gemini-2.5-flash': { inputUsdPerMTok: 0.3, outputUsdPerMTok: 2.5, cachedInputUsdPerMTok: 0.075 },
   'local:': { inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
@@ -50,15 +79,18 @@ export function findPrice(modelId: string, prices: PriceTable = DEFAULT_PRICES):
 
 /**
  * The cost in USD of one call's usage, or `undefined` when the price or the token counts are unknown.
- * Cached input tokens are billed at the cached price and not again at the input price.
+ * `inputTokens` includes the tokens read from and written to the prompt cache; those are billed at the
+ * cache-read and cache-write prices and not again at the input price.
  */
 export function costUsd(usage: ModelUsage, price: ModelPrice | undefined): number | undefined {
   if (!price || usage.inputTokens === undefined || usage.outputTokens === undefined) return undefined;
-  const cached = usage.cachedInputTokens ?? 0;
+  const read = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteInputTokens ?? 0;
   const perToken = (usdPerMTok: number) => new Decimal(usdPerMTok).div(1_000_000);
   return perToken(price.inputUsdPerMTok)
-    .times(usage.inputTokens - cached)
-    .plus(perToken(price.cachedInputUsdPerMTok ?? price.inputUsdPerMTok).times(cached))
+    .times(usage.inputTokens - read - written)
+    .plus(perToken(price.cachedInputUsdPerMTok ?? price.inputUsdPerMTok).times(read))
+    .plus(perToken(price.cacheWriteInputUsdPerMTok ?? price.inputUsdPerMTok).times(written))
     .plus(perToken(price.outputUsdPerMTok).times(usage.outputTokens))
     .toNumber();
 }

@@ -62,6 +62,13 @@ export interface ModelRequest {
   tools?: readonly ModelToolDefinition[];
   /** Text mode: the turn format, for adapters that can enforce it with a grammar. */
   turnFormat?: TurnFormat;
+  /**
+   * Mark the prompt for the provider's prompt cache where the provider needs marks: Anthropic gets cache
+   * breakpoints on the system prompt and the newest message. Providers that cache a stable prefix on their
+   * own (OpenAI, llama.cpp server, vLLM) need none. `false` sends no marks.
+   * @default true
+   */
+  promptCaching?: boolean;
 }
 
 /**
@@ -71,8 +78,17 @@ export interface ModelRequest {
 export interface ModelUsage {
   inputTokens?: number | undefined;
   outputTokens?: number | undefined;
-  /** Input tokens served from the provider's prompt cache, when reported. */
+  /**
+   * Input tokens read from the provider's prompt cache, when reported (part of `inputTokens`; billed at the
+   * cache-read price: Anthropic `cache_read_input_tokens`, OpenAI `prompt_tokens_details.cached_tokens`).
+   */
   cachedInputTokens?: number | undefined;
+  /**
+   * Input tokens written to the provider's prompt cache, when reported (part of `inputTokens`; billed at
+   * the cache-write price: Anthropic `cache_creation_input_tokens`). Absent when the provider has no such
+   * charge (OpenAI caches without one).
+   */
+  cacheWriteInputTokens?: number | undefined;
 }
 
 /** Normalised reason the model stopped; the provider's own value is kept in `rawFinishReason`. */

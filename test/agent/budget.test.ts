@@ -39,6 +39,36 @@ test('cost per step and per run from the price table, exact to the cent fraction
   assert.equal(result.costUsd, 0.39);
 });
 
+test('cache reads and cache writes are billed at their own prices, not again as input', async () => {
+  const model = scriptedModel([act, 'Thought: t\nAnswer: 2'], {
+    id: 'anthropic:claude-sonnet-4-20250514',
+    usage: {
+      inputTokens: 1_000_000,
+      outputTokens: 10_000,
+      cachedInputTokens: 600_000,
+      cacheWriteInputTokens: 300_000,
+    },
+  });
+  const result = await runAgent({ model, question: 'q', tools: [calculator] });
+  // 100k * $3 + 600k * $0.30 + 300k * $3.75 + 10k * $15, per million: 0.3 + 0.18 + 1.125 + 0.15
+  assert.equal(result.steps[0]!.costUsd, 1.755);
+  assert.equal(result.costUsd, 3.51);
+  assert.deepEqual(result.usage, {
+    inputTokens: 2_000_000,
+    outputTokens: 20_000,
+    cachedInputTokens: 1_200_000,
+    cacheWriteInputTokens: 600_000,
+  });
+  assert.equal(
+    costUsd(
+      { inputTokens: 100, outputTokens: 0, cacheWriteInputTokens: 100 },
+      { inputUsdPerMTok: 1, outputUsdPerMTok: 1 },
+    ),
+    0.0001,
+    'a write price defaults to the input price',
+  );
+});
+
 test('maxCostUsd stops before a call whose input would go over', async () => {
   const model = scriptedModel([act, act, act], {
     id: 'openai:gpt-4o',

@@ -118,6 +118,73 @@ for (const streaming of [false, true]) {
         });
       }));
 
+    it('marks cache breakpoints on the system prompt and the newest message, and bills cache writes', () =>
+      withServer(
+        {
+          replies: [ACTION, ANSWER],
+          usage: {
+            inputTokens: 100,
+            outputTokens: 20,
+            cacheReadInputTokens: 900,
+            cacheCreationInputTokens: 300,
+          },
+        },
+        async (server) => {
+          const result = await runAgent({
+            model: await modelAt(server),
+            question: QUESTION,
+            tools: [calculator],
+            streaming,
+          });
+          assert.equal(result.status, 'answered');
+          for (const request of server.requests) {
+            const system = request.system as Array<Record<string, unknown>>;
+            assert.deepEqual(
+              system.at(-1)?.cache_control,
+              { type: 'ephemeral' },
+              'the system prompt is a breakpoint',
+            );
+            const marked = request.messages.flatMap((m, i) =>
+              blocksOf(m).flatMap((block) => (block.cache_control ? [i] : [])),
+            );
+            assert.deepEqual(
+              marked,
+              [request.messages.length - 1],
+              'only the newest message is a breakpoint',
+            );
+          }
+          // input_tokens 100 + cache reads 900 + cache writes 300 per call.
+          assert.deepEqual(result.steps[0]?.usage, {
+            inputTokens: 1300,
+            outputTokens: 20,
+            cachedInputTokens: 900,
+            cacheWriteInputTokens: 300,
+          });
+          assert.deepEqual(result.usage, {
+            inputTokens: 2600,
+            outputTokens: 40,
+            cachedInputTokens: 1800,
+            cacheWriteInputTokens: 600,
+          });
+          // claude-3-5-haiku: 100 at $0.8/M, 900 read at $0.08/M, 300 written at $1/M, 20 out at $4/M; twice.
+          const expected = (2 * (100 * 0.8 + 900 * 0.08 + 300 * 1 + 20 * 4)) / 1e6;
+          assert.ok(Math.abs((result.costUsd ?? 0) - expected) < 1e-12, `${result.costUsd} vs ${expected}`);
+        },
+      ));
+
+    it('sends no cache breakpoints with promptCaching: false', () =>
+      withServer({ replies: [ACTION, ANSWER] }, async (server) => {
+        const result = await runAgent({
+          model: await modelAt(server),
+          question: QUESTION,
+          tools: [calculator],
+          streaming,
+          promptCaching: false,
+        });
+        assert.equal(result.status, 'answered');
+        assert.doesNotMatch(JSON.stringify(server.requests), /cache_control/);
+      }));
+
     it('runs native tool use: tool_use blocks in, tool_result blocks back', () =>
       withServer(
         {

@@ -94,7 +94,7 @@ test('streaming from a server that ignores stop: reading stops at the invented o
   }
 });
 
-test('when the transcript outgrows the context window, the oldest observations are shortened first', async () => {
+test('when the transcript outgrows the context window, the oldest observations after the first findings are shortened', async () => {
   const big: Tool = {
     name: 'fetch_page',
     description: 'Returns a long page.',
@@ -116,8 +116,9 @@ test('when the transcript outgrows the context window, the oldest observations a
   assert.match(last[0]!.content, /fetch_page\[input\]/);
   assert.equal(last[1]!.content, 'Question: Summarise the pages.');
   const observations = last.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
+  assert.match(observations[0]!, /^Observation: 1:x{4000}$/, 'the first findings (within half the budget) are kept');
   assert.match(
-    observations[0]!,
+    observations[1]!,
     /^Observation: \[observation shortened to fit the context window: 4002 characters\]$/,
   );
   assert.match(observations[2]!, /^Observation: 3:x{4000}$/, 'the latest observation is kept whole');

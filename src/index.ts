@@ -10,6 +10,7 @@
  *
  * @module
  */
+export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
 export { AgentConfigError } from './agent/request.js';
 export type {
@@ -84,3 +85,17 @@ export {
   wikipediaApi,
   wikipediaCorpus,
 } from './tools/wikipedia.js';
+export {
+  type AgentUIStreamResponseOptions,
+  createAgentUIStreamResponse,
+  UIMessagesError,
+  uiMessagesToAgentMessages,
+} from './ui/ui-response.js';
+export {
+  type TaoloopDataParts,
+  type TaoloopStopData,
+  type TaoloopUIMessage,
+  type TaoloopUIMessageChunk,
+  type ToUIMessageStreamOptions,
+  toUIMessageStream,
+} from './ui/ui-stream.js';

@@ -12,6 +12,7 @@ import { createToolRouter } from '../tools/router.js';
 import { errorMessage, timeoutSignal } from '../util/own.js';
 import { act } from './act.js';
 import { Budget } from './budget.js';
+import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { awaited, type Effects, runToEnd, streamEvents } from './effects.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { nativeTurn } from './native.js';
@@ -60,9 +61,11 @@ function* runLoop(
   // Object spreads cost about a microsecond each on Node 20, so the hot path builds objects field by field.
   const options: AgentOptions & { labels: LabelSet } = Object.assign({}, callerOptions, { labels });
   if (signal) options.signal = signal;
-  const { model, question } = options;
+  const { model } = options;
+  const conversation = readConversation(callerOptions);
+  const { question } = conversation;
   const router = createToolRouter(options.tools);
-  const plan = planRequests(options, labels, options.tools);
+  const plan = planRequests(options, labels, options.tools, conversation);
   const budget = new Budget(options);
   // A run that ends on its own clock stops with `budget`, not `aborted`.
   const stopped = (): RunResult =>
@@ -81,6 +84,7 @@ function* runLoop(
     if (extra.answer !== undefined) result.answer = extra.answer;
     if (extra.error !== undefined) result.error = extra.error;
     result.question = question;
+    result.messages = conversationAfter(callerOptions, extra.answer, trajectoryOf(options, steps));
     result.modelId = model.id;
     result.steps = steps;
     result.usage = usage;
@@ -196,6 +200,11 @@ function* runLoop(
   }
   yield { type: 'run-end', result };
   return result;
+}
+
+/** The summary kept with the answer when `earlierTrajectories` is `'summary'`. */
+function trajectoryOf(options: AgentOptions, steps: readonly Step[]): string | undefined {
+  return options.earlierTrajectories === 'summary' ? summarizeTrajectory(steps) : undefined;
 }
 
 /** Runs a generator to its end and returns its result. */

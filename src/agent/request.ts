@@ -4,11 +4,12 @@
  *
  * @module
  */
-import type { ModelRequest, TurnFormat } from '../models/types.js';
+import type { ModelMessage, ModelRequest, TurnFormat } from '../models/types.js';
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
 import type { Tool } from '../tools/types.js';
 import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
+import { type Conversation, earlierMessages } from './conversation.js';
 import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from './native.js';
 import type { AgentOptions, Step } from './types.js';
 
@@ -26,18 +27,25 @@ export interface RequestPlan {
   /** Text mode: computed once per run, sent with every request. */
   stopSequences: string[];
   turnFormat: TurnFormat;
+  /** The current question (the last user message). */
+  question: string;
+  /** Earlier turns of the conversation, as chat messages sent before the question. */
+  earlier: ModelMessage[];
 }
 
 /**
  * Decides the mode and renders the system prompt once per run.
  *
- * @throws {AgentConfigError} when `mode` is `'native'` and the model cannot call tools, the question is
- * empty, or a limit is not a whole number of at least 1.
+ * @throws {AgentConfigError} when `mode` is `'native'` and the model cannot call tools, or a limit is not a
+ * whole number of at least 1.
  */
-export function planRequests(options: AgentOptions, labels: LabelSet, tools: readonly Tool[]): RequestPlan {
+export function planRequests(
+  options: AgentOptions,
+  labels: LabelSet,
+  tools: readonly Tool[],
+  conversation: Conversation,
+): RequestPlan {
   const { model } = options;
-  if (!options.question.trim())
-    throw new AgentConfigError('The question is empty: pass the question or task to answer.');
   checkLimit('maxSteps', options.maxSteps);
   checkLimit('maxConsecutiveFormatErrors', options.maxConsecutiveFormatErrors);
   checkLimit('maxRepeatedActions', options.maxRepeatedActions);
@@ -68,6 +76,8 @@ export function planRequests(options: AgentOptions, labels: LabelSet, tools: rea
     contextWindowTokens,
     stopSequences: stopSequences(labels),
     turnFormat,
+    question: conversation.question,
+    earlier: earlierMessages(conversation.earlier, labels, options.earlierTrajectories === 'summary'),
   };
 }
 
@@ -156,18 +166,21 @@ export function buildRequest(
   if (options.signal) request.signal = options.signal;
   if (options.promptCaching === false) request.promptCaching = false;
   if (plan.native) {
-    const questionLine = `${primaryLabels(plan.labels).question}: ${options.question}`;
+    const questionLine = `${primaryLabels(plan.labels).question}: ${plan.question}`;
     request.messages = renderNativeMessages(plan.systemPrompt, questionLine, fitted);
+    request.messages.splice(1, 0, ...plan.earlier);
     request.tools = toolDefinitions(options.tools);
     return request;
   }
   const entries = fitted.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
   request.messages = renderMessages({
     systemPrompt: plan.systemPrompt,
-    question: options.question,
+    question: plan.question,
     labels: plan.labels,
     entries,
   });
+  // Earlier turns go between the system prompt and the question, as conversation.
+  request.messages.splice(1, 0, ...plan.earlier);
   if (sendStop) request.stopSequences = plan.stopSequences;
   request.turnFormat = plan.turnFormat;
   return request;
@@ -176,7 +189,9 @@ export function buildRequest(
 /** Steps with the oldest observations shortened when the transcript would not fit the context window. */
 function fitSteps(plan: RequestPlan, options: AgentOptions, steps: readonly Step[]): readonly Step[] {
   if (plan.contextWindowTokens === undefined) return steps;
-  const reserved = estimateTokens(plan.systemPrompt + options.question) + (options.maxOutputTokens ?? 1024);
+  const earlier = plan.earlier.map((m) => m.content).join('\n');
+  const reserved =
+    estimateTokens(plan.systemPrompt + earlier + plan.question) + (options.maxOutputTokens ?? 1024);
   const entries = steps.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
   const fitted = fitEntries(entries, plan.contextWindowTokens - reserved);
   return steps.map((step, i) => {

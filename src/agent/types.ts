@@ -11,6 +11,8 @@ import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import type { TelemetryOptions } from '../telemetry/otel.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
+import type { AgentMessage } from './conversation.js';
+import type { AnswerCheck, OutputSchema } from './output.js';
 
 /** A tool call waiting for a person's (or a policy's) decision. */
 export interface ApprovalRequest {
@@ -60,12 +62,58 @@ export type StopReason =
   | 'aborted'
   | 'error';
 
-/** Options for {@link streamAgent} and {@link runAgent}. */
-export interface AgentOptions {
+/**
+ * Options for {@link streamAgent} and {@link runAgent}. `O` is the type of a typed answer (`output`).
+ * Give the task as `question` or as the conversation so far (`messages`), not both.
+ */
+export interface AgentOptions<O = unknown> {
   /** The model to call. */
   model: Model;
-  /** The question or task. */
-  question: string;
+  /** The question or task. Same as `messages: [{ role: 'user', content: question }]`. */
+  question?: string;
+  /**
+   * The conversation so far, ending with the user's question: user and assistant turns with plain text
+   * content (a string or AI SDK text parts, so AI SDK `ModelMessage`s with text fit). Earlier turns are
+   * sent to the model as chat messages before the current question; earlier trajectories (tool calls,
+   * reasoning, `tool` messages) are not sent again (see `earlierTrajectories`).
+   * `RunResult.messages` is this list plus the run's answer, so a follow-up is one spread away.
+   * @throws {AgentConfigError} (from the run) for a system message, a user message with an image or file
+   * part, or a conversation whose last turn is not the user's.
+   */
+  messages?: readonly AgentMessage[];
+  /**
+   * `'drop'`: earlier answers are sent without the steps behind them. `'summary'`: this run's answer in
+   * `RunResult.messages` carries a one-line summary of its actions and observations (`trajectory`), and
+   * earlier answers that carry one are sent with it.
+   * @default 'drop'
+   */
+  earlierTrajectories?: 'drop' | 'summary';
+  /**
+   * A schema for the answer (zod 4 or any Standard Schema). The model writes the answer as JSON (text
+   * mode: after `Answer:`; native mode: through a `final_answer` tool; embedded llama.cpp models: under a
+   * grammar derived from the schema's JSON Schema). `RunResult.output` is the parsed, validated value.
+   * An answer that does not validate is sent back as an observation saying what is wrong, at most
+   * `maxAnswerCorrections` times; corrections do not use up `maxSteps`.
+   */
+  output?: OutputSchema<O>;
+  /**
+   * Checks on an answer before the run accepts it; one returning a message refuses the answer, and the
+   * message goes back to the model as the observation. Refusals count with `maxAnswerCorrections`.
+   */
+  checkAnswer?: AnswerCheck<O> | readonly AnswerCheck<O>[];
+  /**
+   * Refused answers (invalid JSON, schema mismatch, a `checkAnswer` refusal) sent back for correction
+   * before the run stops with `format_errors`. They do not use up `maxSteps`.
+   * @default 2
+   */
+  maxAnswerCorrections?: number;
+  /**
+   * When the run hits `maxSteps` or its token or cost budget without an answer, make one last model call
+   * without tools asking for the best answer from the evidence so far. A usable answer ends the run
+   * `answered` with `forced: true` on the result. (A time budget or an abort does not get the call.)
+   * @default false
+   */
+  forceFinalAnswer?: boolean;
   /** Tools the model may call; nothing else runs. */
   tools: readonly Tool[];
   /** Steps (model turns that act or answer) before the run stops with `max_steps`. @default 8 */
@@ -167,8 +215,11 @@ export type RunUsage = ModelUsage;
 export interface StepObservation {
   /** The text the model sees as the next `Observation:`. */
   text: string;
-  /** Where it came from: a tool call, or the loop reporting a format error. */
-  source: 'tool' | 'format-error';
+  /**
+   * Where it came from: a tool call, the loop reporting a format error, or the loop refusing an answer
+   * (`answer-check`: invalid JSON for `output`, a schema mismatch, a `checkAnswer` refusal).
+   */
+  source: 'tool' | 'format-error' | 'answer-check';
   /** False for format errors and failed tool calls. */
   ok: boolean;
   /** Tool wall time in milliseconds (tool observations only). */
@@ -199,12 +250,22 @@ export interface Step {
   toolCall?: ModelToolCall;
 }
 
-/** The outcome of a run. */
-export interface RunResult {
+/** The outcome of a run; `O` is the type of the typed answer (`output`). */
+export interface RunResult<O = unknown> {
   status: StopReason;
   /** Present only when `status` is `answered`. */
   answer?: string;
+  /** The answer parsed and validated by `output`, when the run had one and `status` is `answered`. */
+  output?: O;
+  /**
+   * True when the answer came from the last call without tools that `forceFinalAnswer` asked for after a
+   * step or budget limit, not from the model finishing on its own.
+   */
+  forced?: boolean;
+  /** The current question (the last user message). */
   question: string;
+  /** The conversation after the run: the input (`messages`, or `question` as a user message) plus the answer. */
+  messages: AgentMessage[];
   modelId: string;
   steps: Step[];
   usage: RunUsage;

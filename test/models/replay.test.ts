@@ -22,7 +22,7 @@ let traces = 0;
 async function recordRun(options: AgentOptions): Promise<{ result: RunResult; file: string }> {
   traces += 1;
   const file = join(dir, `run-${traces}.jsonl`);
-  const writer = createTraceWriter(file, { question: options.question, modelId: options.model.id });
+  const writer = createTraceWriter(file, { question: options.question ?? '', modelId: options.model.id });
   const run = streamAgent(options);
   let next = await run.next();
   for (; !next.done; next = await run.next()) writer.write(next.value);

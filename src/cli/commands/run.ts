@@ -121,7 +121,7 @@ export async function consumeRun(
 function openTrace(target: TraceTarget, prepared: PreparedRun): TraceWriter | undefined {
   try {
     return createTraceWriter(target.file, {
-      question: prepared.agent.question,
+      question: prepared.agent.question ?? '',
       modelId: prepared.agent.model.id,
       meta: prepared.meta,
     });

@@ -1,0 +1,99 @@
+/**
+ * A route handler's `Response` for the AI SDK's `useChat`: read the UI messages it posts, run the agent on
+ * them as a conversation, stream the run back as a UI message stream. Portable (a `Request` in, a
+ * `Response` out): Next.js, Hono, Deno, Bun, workers, or Node's `http` through a small adapter.
+ *
+ * @module
+ */
+import type { UIMessage } from 'ai';
+import { type AgentMessage, readConversation } from '../agent/conversation.js';
+import { streamAgent } from '../agent/loop.js';
+import { AgentConfigError } from '../agent/request.js';
+import type { AgentOptions, RunResult } from '../agent/types.js';
+import { errorMessage } from '../util/own.js';
+import { toUIMessageStream } from './ui-stream.js';
+
+/** Thrown by {@link uiMessagesToAgentMessages} for UI messages that cannot become a conversation. */
+export class UIMessagesError extends Error {
+  override name = 'UIMessagesError';
+}
+
+/**
+ * The UI messages `useChat` keeps (`{ id, role, parts }`) as a taoloop conversation: each user message's
+ * text parts, and each assistant message's text parts (its answer; its reasoning, tool and data parts are
+ * that turn's trajectory, which is not sent again).
+ *
+ * @throws {UIMessagesError} for a value that is not an array of UI messages, a system message (a client
+ * does not get to set the agent's instructions), or a user message with a part that is not text (a file).
+ */
+export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
+  if (!Array.isArray(messages)) throw new UIMessagesError('`messages` must be an array of UI messages.');
+  const out: AgentMessage[] = [];
+  messages.forEach((message: Partial<UIMessage> | null, i) => {
+    const role = message?.role;
+    const parts = message?.parts;
+    if ((role !== 'user' && role !== 'assistant') || !Array.isArray(parts)) {
+      throw new UIMessagesError(
+        `messages[${i}] must be a user or assistant UI message with parts (got role ${JSON.stringify(role)}).`,
+      );
+    }
+    const texts: string[] = [];
+    for (const part of parts) {
+      if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+      else if (role === 'user') {
+        throw new UIMessagesError(
+          `messages[${i}] has a ${JSON.stringify(part?.type)} part: this agent takes text messages only.`,
+        );
+      }
+    }
+    const text = texts.join('\n');
+    if (role === 'assistant' && !text.trim()) return; // a turn that ended without an answer
+    out.push({ role, content: text });
+  });
+  return out;
+}
+
+/** Options for {@link createAgentUIStreamResponse}: the run's options, without the conversation. */
+export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'messages'> & {
+  /** The request `useChat` sent (POST, JSON body `{ messages: UIMessage[] }`). Its signal aborts the run. */
+  request: Request;
+  /** Extra response headers. */
+  headers?: ResponseInit['headers'];
+  /** Called with the run's result when it ends (to store the conversation, log usage, ...). */
+  onResult?: (result: RunResult) => void | Promise<void>;
+};
+
+/**
+ * Answers a `useChat` request: reads `{ messages }` (UI messages), runs {@link streamAgent} on them as a
+ * conversation, and returns the run as a UI message stream response (server-sent events, the AI SDK's
+ * `createUIMessageStreamResponse`). Closing the request (the user left) aborts the run.
+ *
+ * A body that is not JSON with a `messages` array of text UI messages gets a `400` response with
+ * `{ error }` saying what is wrong; the agent does not run.
+ *
+ * @example
+ * ```ts
+ * // app/api/chat/route.ts (Next.js)
+ * export const POST = (request: Request) => createAgentUIStreamResponse({ model, tools, request });
+ * ```
+ */
+export async function createAgentUIStreamResponse(options: AgentUIStreamResponseOptions): Promise<Response> {
+  const { request, headers, onResult, ...agentOptions } = options;
+  let messages: AgentMessage[];
+  try {
+    const body = (await request.json()) as { messages?: unknown } | null;
+    messages = uiMessagesToAgentMessages(body?.messages);
+    readConversation({ messages });
+  } catch (error) {
+    const known = error instanceof UIMessagesError || error instanceof AgentConfigError;
+    const detail = known ? error.message : `the body is not JSON (${errorMessage(error)})`;
+    return Response.json({ error: `Bad chat request: ${detail}` }, { status: 400 });
+  }
+  const signal = agentOptions.signal
+    ? AbortSignal.any([agentOptions.signal, request.signal])
+    : request.signal;
+  const events = streamAgent({ ...agentOptions, messages, signal });
+  const stream = toUIMessageStream(events, { tools: agentOptions.tools, ...(onResult && { onResult }) });
+  const { createUIMessageStreamResponse } = await import('ai');
+  return createUIMessageStreamResponse({ stream, ...(headers && { headers }) });
+}

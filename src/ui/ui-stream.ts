@@ -1,0 +1,287 @@
+/**
+ * A run's events as the AI SDK's UI message stream (`ai` 6: `UIMessageChunk`), so that `useChat`,
+ * `readUIMessageStream` and anything else that reads that stream consume a taoloop run with no glue.
+ *
+ * The loop's own {@link AgentEvent} union stays the source of truth: this is a projection at the front-end
+ * boundary. Portable: no Node built-ins, and nothing from `ai` but its types.
+ *
+ * @module
+ */
+import type { UIMessage, UIMessageChunk } from 'ai';
+import type { AgentEvent, RunResult, RunUsage, Step, StopReason } from '../agent/types.js';
+import type { FormatProblemKind } from '../react/turn.js';
+import type { Tool } from '../tools/types.js';
+import { errorMessage } from '../util/own.js';
+
+/**
+ * The `data-` parts a taoloop run adds to the assistant message, by name (the chunk type is
+ * `data-<name>`). A front end renders them as it likes; `readUIMessageStream` keeps them as parts.
+ */
+export type TaoloopDataParts = {
+  /** A model turn that could not be used; `problem` is what the model was told. It used no step. */
+  'format-error': { step: number; kind: FormatProblemKind; problem: string };
+  /** The model wrote its own `Observation:`; that text was dropped and never reached the transcript. */
+  'invented-observation': { step: number; droppedText: string };
+  /**
+   * An answer that was not accepted (invalid JSON or schema mismatch for `output`, a `checkAnswer`
+   * refusal); `problem` is the observation the model was sent. It used no step.
+   */
+  'answer-refused': { step: number; answer: string; problem: string };
+  /** How the run ended: always the last data part of a run. */
+  stop: TaoloopStopData;
+};
+
+/** The `data-stop` part: the run's stop reason and totals. */
+export interface TaoloopStopData {
+  status: StopReason;
+  /** What went wrong, for `error`, `aborted` and `budget`. */
+  error?: string;
+  /** The typed answer (`output`), when the run had a schema and answered. */
+  output?: unknown;
+  /** True when `forceFinalAnswer` produced the answer after a limit. */
+  forced?: boolean;
+  /** Model turns in the trajectory (format errors included). */
+  steps: number;
+  usage: RunUsage;
+  /** Total cost in USD, when known. */
+  costUsd?: number;
+  durationMs: number;
+}
+
+/** The UI message type of a taoloop run, for `useChat<TaoloopUIMessage>()` and `readUIMessageStream`. */
+export type TaoloopUIMessage = UIMessage<unknown, TaoloopDataParts>;
+
+/** One chunk of a taoloop run's UI message stream. */
+export type TaoloopUIMessageChunk = UIMessageChunk<unknown, TaoloopDataParts>;
+
+/** Options for {@link toUIMessageStream}. */
+export interface ToUIMessageStreamOptions {
+  /** Id of the assistant message, sent in the `start` chunk. @default none (the client picks one) */
+  messageId?: string;
+  /**
+   * The run's tools. Inputs of tools with an input schema are then sent as the parsed JSON object
+   * (what `useChat` users expect in `part.input`); without this, and for text tools, the input is the
+   * string the model wrote.
+   */
+  tools?: readonly Tool[];
+  /** Called with the run's result when it ends, before the stream closes. */
+  onResult?: (result: RunResult) => void | Promise<void>;
+}
+
+/**
+ * Turns a run's events into AI SDK UI message stream chunks: one assistant message with
+ * - each model turn as a step (`start-step` / `finish-step`),
+ * - each thought as a reasoning part,
+ * - each action as a tool call: `tool-input-available`, then `tool-output-available` with the
+ *   observation as output, or `tool-output-error` when the call failed or was refused; an action that
+ *   needs approval adds `tool-approval-request` first, and a rejected one ends with `tool-output-denied`,
+ * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
+ * - `data-format-error`, `data-invented-observation`, `data-answer-refused` and `data-stop` parts (see
+ *   {@link TaoloopDataParts}),
+ * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
+ *
+ * Tool parts are static (`tool-<name>`), with call ids `step-<n>`. Text arrives whole per model turn, not
+ * token by token. Cancelling the stream (the browser went away) closes the run, which cancels the model
+ * call in flight. A run that throws (a caller mistake such as an invalid tool list) ends the stream with
+ * an `error` chunk carrying the message.
+ *
+ * @example
+ * ```ts
+ * const stream = toUIMessageStream(streamAgent({ model, tools, messages }), { tools });
+ * return createUIMessageStreamResponse({ stream }); // from 'ai'
+ * ```
+ */
+export function toUIMessageStream(
+  events: AsyncIterable<AgentEvent>,
+  options: ToUIMessageStreamOptions = {},
+): ReadableStream<TaoloopUIMessageChunk> {
+  const iterator = events[Symbol.asyncIterator]();
+  const state: MapState = { open: new Set(), schemaTools: schemaToolNames(options.tools) };
+  let started = false;
+  return new ReadableStream<TaoloopUIMessageChunk>({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(
+          options.messageId ? { type: 'start', messageId: options.messageId } : { type: 'start' },
+        );
+        return;
+      }
+      // A pull that enqueues nothing is not called again while a read waits, so read on until a chunk.
+      for (;;) {
+        let next: IteratorResult<AgentEvent>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          controller.enqueue({ type: 'error', errorText: errorMessage(error) });
+          controller.close();
+          return;
+        }
+        if (next.done) {
+          controller.close();
+          return;
+        }
+        const chunks = eventChunks(next.value, state);
+        for (const chunk of chunks) controller.enqueue(chunk);
+        if (next.value.type === 'run-end') await options.onResult?.(next.value.result);
+        if (chunks.length > 0) return;
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+interface MapState {
+  /** Tool call ids whose input was sent and whose output was not yet. */
+  open: Set<string>;
+  schemaTools: Set<string>;
+}
+
+function schemaToolNames(tools: readonly Tool[] | undefined): Set<string> {
+  return new Set((tools ?? []).filter((t) => t.inputJsonSchema !== undefined).map((t) => t.name));
+}
+
+/** The call id of step `n`'s action. */
+export function toolCallId(step: number): string {
+  return `step-${step}`;
+}
+
+/** The chunks for one event (often none). */
+function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[] {
+  switch (event.type) {
+    case 'run-start':
+    case 'model-delta':
+      return [];
+    case 'step-end':
+      return answerChunks(event.step);
+    case 'model-start':
+      return [{ type: 'start-step' }];
+    case 'model-end': {
+      const { turn, step } = event;
+      const chunks = turn.thought ? textChunks('reasoning', `reasoning-${step}`, turn.thought) : [];
+      if (turn.type === 'none') {
+        chunks.push({ type: 'data-format-error', data: { step, kind: turn.kind, problem: turn.problem } });
+        chunks.push({ type: 'finish-step' });
+      }
+      return chunks;
+    }
+    case 'invented-observation':
+      return [
+        { type: 'data-invented-observation', data: { step: event.step, droppedText: event.droppedText } },
+      ];
+    case 'approval-start': {
+      const id = toolCallId(event.step);
+      return [
+        ...openCall(state, event.step, event.request.tool, event.request.input),
+        { type: 'tool-approval-request', approvalId: `approval-${id}`, toolCallId: id },
+      ];
+    }
+    case 'approval-end':
+      if (event.decision.type !== 'reject') return [];
+      state.open.delete(toolCallId(event.step));
+      return [{ type: 'tool-output-denied', toolCallId: toolCallId(event.step) }, { type: 'finish-step' }];
+    case 'tool-start':
+      return openCall(state, event.step, event.tool, event.input);
+    case 'tool-end': {
+      const id = toolCallId(event.step);
+      state.open.delete(id);
+      const output: TaoloopUIMessageChunk = event.ok
+        ? { type: 'tool-output-available', toolCallId: id, output: event.observation }
+        : { type: 'tool-output-error', toolCallId: id, errorText: event.observation };
+      return [output, { type: 'finish-step' }];
+    }
+    case 'run-end':
+      return endChunks(event.result);
+    default:
+      return event satisfies never;
+  }
+}
+
+/** An answer step's text once accepted (at `step-end`), or why it was refused. */
+function answerChunks(step: Step): TaoloopUIMessageChunk[] {
+  const { turn, observation } = step;
+  if (turn.type !== 'answer') return [];
+  const chunks: TaoloopUIMessageChunk[] = observation
+    ? [
+        {
+          type: 'data-answer-refused',
+          data: { step: step.index, answer: turn.text, problem: observation.text },
+        },
+      ]
+    : textChunks('text', `text-${step.index}`, turn.text);
+  chunks.push({ type: 'finish-step' });
+  return chunks;
+}
+
+/** `tool-input-available` the first time a step's call is seen. */
+function openCall(state: MapState, step: number, tool: string, input: string): TaoloopUIMessageChunk[] {
+  const id = toolCallId(step);
+  if (state.open.has(id)) return [];
+  state.open.add(id);
+  return [
+    { type: 'tool-input-available', toolCallId: id, toolName: tool, input: toolInput(state, tool, input) },
+  ];
+}
+
+/** A schema tool's JSON input as an object; anything else as the text the model wrote. */
+function toolInput(state: MapState, tool: string, input: string): unknown {
+  if (!state.schemaTools.has(tool)) return input;
+  try {
+    return JSON.parse(input);
+  } catch {
+    return input;
+  }
+}
+
+function textChunks(kind: 'text' | 'reasoning', id: string, text: string): TaoloopUIMessageChunk[] {
+  if (kind === 'text') {
+    return [
+      { type: 'text-start', id },
+      { type: 'text-delta', id, delta: text },
+      { type: 'text-end', id },
+    ];
+  }
+  return [
+    { type: 'reasoning-start', id },
+    { type: 'reasoning-delta', id, delta: text },
+    { type: 'reasoning-end', id },
+  ];
+}
+
+/** `data-stop`, then how the message ends. */
+function endChunks(result: RunResult): TaoloopUIMessageChunk[] {
+  const data: TaoloopStopData = {
+    status: result.status,
+    steps: result.steps.length,
+    usage: result.usage,
+    durationMs: result.durationMs,
+  };
+  if (result.error !== undefined) data.error = result.error;
+  if (result.costUsd !== undefined) data.costUsd = result.costUsd;
+  if (result.output !== undefined) data.output = result.output;
+  if (result.forced) data.forced = true;
+  const chunks: TaoloopUIMessageChunk[] = [{ type: 'data-stop', data }];
+  switch (result.status) {
+    case 'answered':
+      chunks.push({ type: 'finish', finishReason: 'stop' });
+      break;
+    case 'aborted':
+      chunks.push({ type: 'abort', reason: result.error ?? 'aborted' });
+      break;
+    case 'error':
+      chunks.push({ type: 'error', errorText: result.error ?? 'The run failed.' });
+      chunks.push({ type: 'finish', finishReason: 'error' });
+      break;
+    case 'max_steps':
+    case 'format_errors':
+    case 'repeated_action':
+    case 'budget':
+      chunks.push({ type: 'finish', finishReason: 'other' });
+      break;
+    default:
+      result.status satisfies never;
+  }
+  return chunks;
+}

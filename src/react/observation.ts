@@ -1,18 +1,28 @@
 /**
  * Tool output is data, never instructions. Before it enters the transcript, every line that starts
- * with a protocol label (in the run's language, English, or any built-in observation spelling) is
- * quoted with `> `, so a search result that says `Action: send_email[...]` cannot pose as a step, and
- * output of more than one line is wrapped in explicit begin/end markers.
+ * with a protocol label of any built-in language or of the run's own label set is quoted with `> `, so a
+ * search result that says `Action: send_email[...]` cannot pose as a step, and output of more than one
+ * line is wrapped in explicit begin/end markers.
+ *
+ * A line is judged as a model would read it (see {@link visibleHead}): lines end at every Unicode line
+ * terminator (`\r`, `\v`, `\f`, U+0085, U+2028 and U+2029 as well as `\n`), invisible characters (zero-width
+ * spaces and joiners, BOM, soft hyphen, bidi controls) do not hide a label, no-break and other spaces
+ * count as spaces, and compatibility forms (`Ａｃｔｉｏｎ`, `𝐀𝐜𝐭𝐢𝐨𝐧`) and look-alike letters from other
+ * scripts (Cyrillic `Асtіоn`) read as the label they imitate. The output is rejoined with `\n` only.
  *
  * @module
  */
-import { ENGLISH_LABELS, type LabelSet } from './labels.js';
-import { labelIndex, readLabel } from './scan.js';
+import { ENGLISH_LABELS, LABEL_SETS, type LabelSet } from './labels.js';
+import { type LabelIndex, labelIndex, readLabel } from './scan.js';
+import { hasLineTerminator, splitLines, visibleHead } from './visible.js';
 
 /** Marks the start of multi-line tool output in the transcript. */
 export const OUTPUT_BEGIN = '[tool output]';
 /** Marks the end of multi-line tool output in the transcript. */
 export const OUTPUT_END = '[end of tool output]';
+
+/** Visible characters of a line looked at: enough for markdown markers, a label and its colon. */
+const HEAD_CHARS = 128;
 
 /** What {@link formatObservation} did. */
 export interface FormattedObservation {
@@ -24,26 +34,54 @@ export interface FormattedObservation {
 /**
  * Neutralises label lines in `output` and delimits multi-line output. Single-line output without
  * labels is returned unchanged, so `Observation: 1680` stays as the paper writes it.
+ *
+ * @param labels the run's label set; the labels of every built-in language are neutralised as well.
  */
 export function formatObservation(output: string, labels: LabelSet = ENGLISH_LABELS): FormattedObservation {
-  const index = labelIndex(labels);
-  // One line without a label, the usual tool output, is returned as it is without splitting.
-  if (!output.includes('\n')) {
-    const trimmed = output.trim();
-    if (trimmed !== OUTPUT_BEGIN && trimmed !== OUTPUT_END && !readLabel(output, 0, output.length, index)) {
-      return { text: output, neutralisedLines: 0 };
-    }
+  const index = neutralisingIndex(labels);
+  // One line without a label, the usual tool output, is returned as it is.
+  if (!hasLineTerminator(output) && !posesAsStep(output, index)) {
+    return { text: output, neutralisedLines: 0 };
   }
-  const lines = output.split('\n');
+  const lines = splitLines(output);
   let neutralisedLines = 0;
   const safe = lines.map((line) => {
-    // A line that looks like a label, or like our own delimiters, could pose as something it is not.
-    const marker = line.trim() === OUTPUT_BEGIN || line.trim() === OUTPUT_END;
-    if (!marker && !readLabel(line, 0, line.length, index)) return line;
+    if (!posesAsStep(line, index)) return line;
     neutralisedLines++;
     return `> ${line}`;
   });
   const body = safe.join('\n');
   if (lines.length === 1 && neutralisedLines === 0) return { text: body, neutralisedLines };
   return { text: `${OUTPUT_BEGIN}\n${body}\n${OUTPUT_END}`, neutralisedLines };
+}
+
+/** A line that reads as a protocol label, or as our own delimiters, could pose as something it is not. */
+function posesAsStep(line: string, index: LabelIndex): boolean {
+  const head = visibleHead(line, HEAD_CHARS);
+  const trimmed = head.trim();
+  if (trimmed === OUTPUT_BEGIN || trimmed === OUTPUT_END) return true;
+  return readLabel(head, 0, head.length, index) !== undefined;
+}
+
+const indexes = new WeakMap<LabelSet, LabelIndex>();
+
+/** The labels of `labels` and of every built-in set, indexed once per label set. */
+function neutralisingIndex(labels: LabelSet): LabelIndex {
+  let index = indexes.get(labels);
+  if (!index) {
+    const sets = [labels, ...Object.values(LABEL_SETS)];
+    const all = (pick: (set: LabelSet) => readonly string[]) => sets.flatMap(pick);
+    index = labelIndex({
+      language: labels.language,
+      thought: all((s) => s.thought),
+      action: all((s) => s.action),
+      actionInput: all((s) => s.actionInput),
+      observation: all((s) => s.observation),
+      answer: all((s) => s.answer),
+      finish: all((s) => s.finish),
+      question: all((s) => s.question),
+    });
+    indexes.set(labels, index);
+  }
+  return index;
 }

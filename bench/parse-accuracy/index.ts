@@ -3,11 +3,15 @@
  * LangChain.js's ReAct output parser, on a hand-written corpus of hard turns (issue 3's list) and on the
  * model turns of the ReAct paper's recorded GPT-3 FEVER runs. Report on stderr, figures on stdout.
  *
- * Run: `npm run bench -- parse-accuracy` (or `node --import tsx bench/parse-accuracy/index.ts`).
+ * Streamed mode (issue 16): every turn is also fed in random chunks through the stream cut and the parser,
+ * which must give the same turn as the whole turn; `--streamed` runs only that check.
+ *
+ * Run: `npm run bench -- parse-accuracy` (or `node --import tsx bench/parse-accuracy/index.ts [--streamed]`).
  */
 import { emitFigure, ratioOf } from '../lib/protocol.js';
 import { type Case, type Expected, loadCorpus, loadRecorded } from './cases.js';
 import { loadLangChain, type Parsed, type Parser, taoloop } from './parsers.js';
+import { CHUNKINGS_PER_TURN, checkStreamed } from './streamed.js';
 
 const COMMAND = 'npm run bench -- parse-accuracy';
 
@@ -73,9 +77,38 @@ function printMisses(title: string, scored: readonly Scored[]) {
   }
 }
 
+/** The streamed mode: the share of turns read the same in every chunking, against the whole-turn parse. */
+function streamedMode(turns: readonly Case[]): void {
+  const { same, misses } = checkStreamed(turns);
+  log(
+    `streamed: ${same}/${turns.length} turns read the same as the whole turn in ${CHUNKINGS_PER_TURN} random chunkings each`,
+  );
+  for (const miss of misses) {
+    log(`- ${miss.turn.id}: chunks ${JSON.stringify(miss.chunks)}`);
+    log(`  streamed: ${JSON.stringify(miss.streamed)}`);
+    log(`  whole:    ${JSON.stringify(miss.whole)}`);
+  }
+  const value = percent(same, turns.length);
+  emitFigure({
+    figure: 'streamed parse = whole-turn parse (taoloop, random chunks)',
+    value: round(value, 1),
+    unit: '%',
+    baseline: 'the same turns parsed whole',
+    baselineValue: 100,
+    ratio: round(value / 100, 3),
+    command: `${COMMAND} (or node --import tsx bench/parse-accuracy/index.ts --streamed)`,
+    goal: '100% (issue 16)',
+    met: misses.length === 0,
+  });
+}
+
 async function main() {
   const corpus = loadCorpus();
   const recorded = loadRecorded();
+  if (process.argv.includes('--streamed')) {
+    streamedMode([...corpus, ...recorded.cases]);
+    return;
+  }
   const langchain = await loadLangChain();
   const peer = langchain.name;
   const baseline = `${peer} ReActSingleInputOutputParser`;
@@ -105,6 +138,8 @@ async function main() {
   log();
   printMisses('taoloop misses on the hard corpus', ours.hard);
   printMisses('taoloop misses on the recorded runs', ours.recorded);
+  log();
+  streamedMode([...corpus, ...recorded.cases]);
 
   for (const [name, a, b] of [
     ['hard corpus', ours.hard, theirs.hard],

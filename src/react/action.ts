@@ -24,6 +24,8 @@ export interface BracketInput {
   trailingText?: string;
   /** Offset after the consumed text (the end of the closing bracket's line, or the segment's end). */
   end: number;
+  /** Offset just after the closing bracket, when the bracket was closed. */
+  closeEnd?: number;
 }
 
 const CLOSER: Readonly<Record<string, string>> = { '[': ']', '(': ')' };
@@ -65,7 +67,12 @@ export function readBracketInput(
   }
   const newline = text.indexOf('\n', close);
   const lineEnd = newline < 0 || newline > limit ? limit : newline;
-  const result: BracketInput = { input: cleanInput(text.slice(open + 1, close)), closed: true, end: lineEnd };
+  const result: BracketInput = {
+    input: cleanInput(text.slice(open + 1, close)),
+    closed: true,
+    end: lineEnd,
+    closeEnd: close + 1,
+  };
   const trailing = text.slice(close + 1, lineEnd).trim();
   // `search[x]`.` or **search[x]**: closing markup, not words the model meant to add.
   if (/[^\s`"'*_.,;:]/.test(trailing)) result.trailingText = trailing;
@@ -137,10 +144,18 @@ export function cleanToolName(name: string): string {
   return name.replace(/[`"'*\\]/g, '').trim();
 }
 
+/** A name in lower case with its words joined by `_` (spaces, `-` and `_` all count as separators). */
+function joinWords(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, '_');
+}
+
 /**
  * Resolves a written tool name to a canonical one: exact, then case-insensitive, then the same after
- * removing backticks, quotes and escapes (`run\_tests` → `run_tests`). Unknown names come back cleaned, in
- * the case written.
+ * removing backticks, quotes and escapes (`run\_tests` → `run_tests`), then with words joined the same way
+ * (`Search Wikipedia` → `search_wikipedia`). Unknown names come back cleaned, in the case written.
  */
 export function resolveTool(name: string, tools: readonly string[] | undefined): string {
   // The usual case, a name written exactly: no cleaning, no case folding.
@@ -153,5 +168,7 @@ export function resolveTool(name: string, tools: readonly string[] | undefined):
     const found = tools.find((tool) => tool.toLowerCase() === lower);
     if (found !== undefined) return found;
   }
-  return cleaned;
+  // `Search Wikipedia` or `search-wikipedia` for the tool `search_wikipedia`.
+  const joined = joinWords(cleaned);
+  return tools.find((tool) => joinWords(tool) === joined) ?? cleaned;
 }

@@ -10,6 +10,7 @@ import { cleanReply, toOriginal } from './clean.js';
 import { ENGLISH_LABELS, type LabelSet } from './labels.js';
 import { describeProblem } from './problems.js';
 import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
+import { readThinking } from './think.js';
 import type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
 
 /** Options for {@link parseTurn}. */
@@ -24,6 +25,25 @@ export interface ParseOptions {
   labels?: LabelSet;
   /** The provider's finish reason; `'length'` means the reply was cut off at the token limit. */
   finishReason?: string;
+  /**
+   * The reply was cut where the model began writing an observation (by the stream cut, see `cutReply`), so
+   * the text ends before it: the turn is marked `inventedObservation` as if the label were still there.
+   */
+  observationCut?: boolean;
+}
+
+/** A parsed turn with the text it was read from, for the transcript. */
+export interface ReadTurn {
+  turn: Turn;
+  /**
+   * The protocol text the turn was read from: the reply without its `<think>` blocks and wrapper fence, or,
+   * when nothing is outside a closed block, the block that holds the step.
+   */
+  source: string;
+  /** Where the used part of `source` ends: after the first action, or at the cut. */
+  end: number;
+  /** The `<think>` blocks, joined by a blank line; absent when there are none. */
+  reasoning?: string;
 }
 
 /** The fields every turn may carry, filled before the turn's type is decided. */
@@ -34,6 +54,7 @@ interface Context {
   index: LabelIndex;
   tools: readonly string[] | undefined;
   cutOff: boolean;
+  observationCut: boolean;
 }
 
 /** What the items of a reply hold, before deciding the turn. */
@@ -41,6 +62,9 @@ interface Found {
   thought?: string;
   action?: ActionFound;
   answer?: { text: string; complete: boolean };
+  /** Where the first action ends in the text, and the later actions written after it. */
+  actionEnd?: number;
+  laterActions?: string[];
 }
 
 type ActionFound =
@@ -100,21 +124,84 @@ export function parseTurn(text: string, options: ParseOptions = {}): Turn {
  * @internal
  */
 export function parseFull(text: string, options: ParseOptions = {}): Turn {
+  return readTurn(text, options).turn;
+}
+
+/**
+ * {@link parseTurn}, also saying which text the turn was read from and where its used part ends: the loop
+ * keeps only that in the transcript (no reasoning, nothing after the first action or the cut).
+ *
+ * - A reply whose text outside `<think>` blocks is empty is read from its last closed block (a whole step
+ *   written inside `<think>`); a block holding no step gives `only-reasoning`.
+ * - A reply that ends inside an unclosed block (a stop sequence or the token limit hit while the model was
+ *   reasoning) and holds no usable step gives `reasoning-cut` (`truncated` at the token limit).
+ */
+export function readTurn(text: string, options: ParseOptions = {}): ReadTurn {
   const labels = options.labels ?? ENGLISH_LABELS;
   const context: Context = {
     labels,
     index: labelIndex(labels),
     tools: options.tools,
     cutOff: options.finishReason === 'length',
+    observationCut: options.observationCut === true,
   };
+  const thinking = readThinking(text);
+  const reasoning = thinking.blocks.length ? { reasoning: thinking.blocks.join('\n\n') } : {};
   const cleaned = cleanReply(text).text;
-  if (cleaned.trim() === '') return none(context.cutOff ? 'truncated' : 'empty', context, {});
-  const scan = scanReply(cleaned, context.index);
+  if (cleaned.trim() === '' && !context.observationCut) {
+    const block = thinking.unclosed ? undefined : thinking.blocks.at(-1);
+    if (block !== undefined) {
+      const { stopped: _, ...inside } = readCleaned(cleanReply(block).text, context);
+      if (inside.turn.type !== 'none') return { ...inside, ...reasoning };
+      return { turn: none('only-reasoning', context, {}), source: '', end: 0, ...reasoning };
+    }
+    const kind = context.cutOff ? 'truncated' : thinking.unclosed ? 'reasoning-cut' : 'empty';
+    return { turn: none(kind, context, {}, undefined, thinking.unclosed), source: '', end: 0, ...reasoning };
+  }
+  const { stopped, ...read } = readCleaned(cleaned, context);
+  const { turn } = read;
+  // The model was still reasoning when the reply stopped: that, not the format, is the problem. (Not when
+  // the text was cut before the block opened: the block was never going to be read.)
+  if (turn.type === 'none' && thinking.unclosed && !stopped && turn.kind !== 'action-and-answer') {
+    read.turn = none(
+      context.cutOff ? 'truncated' : 'reasoning-cut',
+      context,
+      fromBase(turn),
+      undefined,
+      true,
+    );
+  }
+  return { ...read, ...reasoning };
+}
+
+/**
+ * Parses text already cleaned of `<think>` blocks and a wrapper fence; `stopped` is true when the text was
+ * cut before its end (an invented observation, a new step after the answer).
+ */
+function readCleaned(cleaned: string, context: Context): ReadTurn & { stopped: boolean } {
+  const scan = scanReply(cleaned, context.index, { endsAtLabel: context.observationCut });
+  if (context.observationCut && !scan.invented && !scan.newStep) scan.invented = true;
   const found = collect(cleaned, scan, context);
   const base: Base = {};
   if (found.thought !== undefined) base.thought = found.thought;
   if (scan.invented) base.inventedObservation = true;
-  return decide(found, scan, context, base);
+  const turn = decide(found, scan, context, base);
+  const stopped = scan.invented || scan.newStep === true;
+  if (turn.type !== 'action' || found.actionEnd === undefined) {
+    return { turn, source: cleaned, end: scan.end, stopped };
+  }
+  const ignoredText = cleaned.slice(found.actionEnd, scan.end).trim();
+  if (ignoredText !== '') {
+    turn.ignoredText = ignoredText;
+    const actions = [...callsIn(turn.trailingText ?? ''), ...(found.laterActions ?? [])];
+    if (actions.length) turn.ignoredActions = actions;
+  }
+  return { turn, source: cleaned, end: found.actionEnd, stopped };
+}
+
+/** Tool calls written in text after an action's bracket (`search[b] lookup[c]`), as written. */
+function callsIn(text: string): string[] {
+  return text.match(/[\p{L}_][\p{L}\p{N}_-]*\s?[[(][^\])\n]*[\])]/gu) ?? [];
 }
 
 const PLAIN_THOUGHT = 'Thought: ';
@@ -190,13 +277,20 @@ export function findInventedObservation(text: string, labels: LabelSet = ENGLISH
   return scan.invented ? toOriginal(cleaned, scan.end) : -1;
 }
 
-function none(kind: FormatProblemKind, context: Context, base: Base, detail?: string): NoneTurn {
+function none(
+  kind: FormatProblemKind,
+  context: Context,
+  base: Base,
+  detail?: string,
+  reasoning?: boolean,
+): NoneTurn {
   const invented = base.inventedObservation === true;
   const problem = describeProblem(kind, {
     labels: context.labels,
     tools: context.tools,
     invented,
     ...(detail === undefined ? {} : { detail }),
+    ...(reasoning ? { reasoning } : {}),
   });
   const turn = fromBase(base) as NoneTurn;
   turn.type = 'none';
@@ -226,7 +320,7 @@ function collect(text: string, scan: Scan, context: Context): Found {
     if (item.lineStart < consumed) continue; // inside an action input that spans lines
     const segmentEnd = items[k + 1]?.lineStart ?? scan.end;
     // A value is complete when something follows it: a later label or the cut at an invented observation.
-    const complete = k + 1 < items.length || scan.invented || !context.cutOff;
+    const complete = k + 1 < items.length || scan.invented || scan.newStep === true || !context.cutOff;
     if (item.kind === 'thought') {
       const value = text.slice(item.valueStart, segmentEnd).trim();
       if (found.thought === undefined && value !== '') found.thought = value;
@@ -261,40 +355,61 @@ function readAction(
   const segmentEnd = next?.lineStart ?? scan.end;
   const head = readHead(text, item.valueStart, segmentEnd);
   const isFinish = context.index.finish.has(normaliseWord(cleanToolName(head.name)));
-  if (isFinish ? found.answer : found.action) return 0;
-  const endComplete = (hasNext: boolean) => hasNext || scan.invented || !context.cutOff;
+  if (isFinish ? found.answer : found.action) {
+    if (!isFinish) {
+      found.laterActions ??= [];
+      found.laterActions.push(text.slice(item.valueStart, head.lineEnd).trim());
+    }
+    return 0;
+  }
+  const endComplete = (hasNext: boolean) =>
+    hasNext || scan.invented || scan.newStep === true || !context.cutOff;
   let input: { text: string; complete: boolean; trailingText?: string } | undefined;
   let consumed = 0;
+  let actionEnd = segmentEnd;
+  let twoLine = false;
   if (head.bracket >= 0) {
     const read = readBracketInput(text, head.bracket, segmentEnd, scan.end);
     input = { text: read.input, complete: read.closed || endComplete(next !== undefined) };
     if (read.trailingText !== undefined) input.trailingText = read.trailingText;
     consumed = read.end;
+    // Words after the bracket are not part of the action: it ends at the bracket.
+    actionEnd = read.trailingText === undefined ? read.end : (read.closeEnd ?? read.end);
   } else if (next?.kind === 'actionInput') {
     const inputEnd = items[k + 2]?.lineStart ?? scan.end;
     const value = cleanInput(unwrapFence(text.slice(next.valueStart, inputEnd).trim()));
     input = { text: value, complete: endComplete(k + 2 < items.length) };
     consumed = inputEnd;
+    actionEnd = inputEnd;
+    twoLine = true;
   }
   if (isFinish && input) {
     found.answer = { text: input.text, complete: input.complete };
   } else {
-    found.action = classify(head.name, input, endComplete(next !== undefined), context);
+    found.action = classify(head.name, input, endComplete(next !== undefined), context, twoLine);
+    found.actionEnd = actionEnd;
   }
   return consumed;
 }
 
+/**
+ * What an action line names. A name of several words is a tool name when it is a listed tool, or in the
+ * two-line form (`Action: Search Wikipedia` + `Action Input: x`), where nothing else could be meant; on a
+ * bracket line it is more likely prose (`Action: I will search[x]`) and gets `unknown-syntax`.
+ */
 function classify(
   written: string,
   input: { text: string; complete: boolean; trailingText?: string } | undefined,
   lineComplete: boolean,
   context: Context,
+  twoLine: boolean,
 ): ActionFound {
   const tool = resolveTool(written, context.tools);
   const known = context.tools?.includes(tool) ?? false;
   if (!known && EMPTY_NAMES.has(tool.toLowerCase()))
     return { kind: 'empty', written, complete: lineComplete };
-  if (!input || /\s/.test(tool)) return { kind: 'syntax', written, complete: lineComplete };
+  if (!input || (/\s/.test(tool) && !known && !twoLine))
+    return { kind: 'syntax', written, complete: lineComplete };
   const action: ActionFound = { kind: 'tool', tool, input: input.text, complete: input.complete };
   if (input.trailingText !== undefined) action.trailingText = input.trailingText;
   return action;

@@ -16,6 +16,8 @@ export interface ProblemContext {
   detail?: string;
   /** The model wrote its own observation, which was dropped. */
   invented?: boolean;
+  /** The reply stopped inside a `<think>` block (used by `truncated`). */
+  reasoning?: boolean;
 }
 
 const QUOTE_LIMIT = 80;
@@ -62,12 +64,35 @@ function what(kind: FormatProblemKind, context: ProblemContext): string {
       return `Your ${w.action} ${quote(detail)} is not in the form tool[input]; the input must be inside square brackets.${hint}`;
     }
     case 'truncated':
-      return `Your reply was cut off at the output token limit before a complete ${w.action} or ${w.answer}; keep the ${w.thought} short.`;
+      return context.reasoning
+        ? `Your reply was cut off at the output token limit while you were still reasoning inside \`<think>\`, before a complete ${w.action} or ${w.answer}; keep the reasoning short and write the step after \`</think>\`.`
+        : `Your reply was cut off at the output token limit before a complete ${w.action} or ${w.answer}; keep the ${w.thought} short.`;
+    case 'reasoning-cut':
+      return 'Your reasoning was cut off before the step: write the step after `</think>`.';
+    case 'only-reasoning':
+      return 'Your reply holds only reasoning inside `<think>` and no step: write the step after `</think>`.';
     default: {
       const unknown: never = kind;
       return `Your reply could not be used (${String(unknown)}).`;
     }
   }
+}
+
+/**
+ * The note added to an observation when a turn held more than its first action: what was not run, and why.
+ * Undefined when nothing was ignored.
+ */
+export function describeIgnored(
+  ignoredText: string | undefined,
+  ignoredActions?: readonly string[],
+): string | undefined {
+  if (ignoredActions?.length) {
+    const list = ignoredActions.map((action) => `\`${action.replace(/\s+/g, ' ').replace(/`/g, "'")}\``);
+    const verb = list.length === 1 ? 'was' : 'were';
+    return `(Only the first action runs each step; ${list.join(', ')} ${verb} not run.)`;
+  }
+  if (!ignoredText) return undefined;
+  return `(Only the first action runs each step; the text after it was ignored: ${quote(ignoredText)}.)`;
 }
 
 /** The full problem text for a `none` turn. */

@@ -36,6 +36,8 @@ export interface Scan {
   end: number;
   /** True when the model wrote an observation (or the start of one) and the text was cut there. */
   invented: boolean;
+  /** True when the text was cut where the model began a new step (a Thought or Question) after its answer. */
+  newStep?: boolean;
 }
 
 /** Longest prefix (markers + label + colon) looked at on a line; longer headers are prose. */
@@ -187,12 +189,16 @@ function isObservationFragment(text: string, start: number, end: number, index: 
 
 /**
  * Scans the reply line by line: labelled lines outside code fences become items, and the first
- * observation label (or a trailing fragment of one after a newline) ends the usable text.
+ * observation label (or a trailing fragment of one after a newline) ends the usable text, as does a
+ * Thought or Question label after an answer (the model went on to a new step; the stream cut stops there).
+ * With `endsAtLabel` (the text was already cut before a whole observation label), a fragment at the end is
+ * not taken for one.
  */
-export function scanReply(text: string, index: LabelIndex): Scan {
+export function scanReply(text: string, index: LabelIndex, options: { endsAtLabel?: boolean } = {}): Scan {
   const items: Item[] = [];
   const contentEnd = text.trimEnd().length;
   let fence: Fence | undefined;
+  let answered = false;
   for (let start = 0; start <= text.length; ) {
     const newline = text.indexOf('\n', start);
     const end = newline < 0 ? text.length : newline;
@@ -205,8 +211,16 @@ export function scanReply(text: string, index: LabelIndex): Scan {
     } else {
       const item = readLabel(text, start, lineEnd, index);
       if (item?.kind === 'observation') return { items, end: start, invented: true };
+      if (answered && (item?.kind === 'thought' || item?.kind === 'question'))
+        return { items, end: start, invented: false, newStep: true };
+      if (item?.kind === 'answer') answered = true;
       if (item) items.push(item);
-      else if (start > 0 && lineEnd >= contentEnd && isObservationFragment(text, start, lineEnd, index)) {
+      else if (
+        !options.endsAtLabel &&
+        start > 0 &&
+        lineEnd >= contentEnd &&
+        isObservationFragment(text, start, lineEnd, index)
+      ) {
         return { items, end: start, invented: true };
       }
     }

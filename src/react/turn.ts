@@ -13,7 +13,9 @@ export type FormatProblemKind =
   | 'empty-action'
   | 'placeholder-answer'
   | 'unknown-syntax'
-  | 'truncated';
+  | 'truncated'
+  | 'reasoning-cut'
+  | 'only-reasoning';
 
 /** Fields every parsed turn may carry. */
 interface TurnBase {
@@ -30,6 +32,13 @@ export interface ActionTurn extends TurnBase {
   input: string;
   /** Text found after the closing bracket on the action line; reported, never merged into the input. */
   trailingText?: string;
+  /**
+   * Everything the turn holds after its action (text after the bracket, more actions, a new thought),
+   * trimmed. Only the first action of a turn runs; the loop tells the model what was ignored.
+   */
+  ignoredText?: string;
+  /** The later actions among {@link ignoredText}, as written (`search[b]`), in order. */
+  ignoredActions?: string[];
 }
 
 /** The model gave its final answer (`Answer: ...`, `Final Answer: ...` or `finish[...]`). */

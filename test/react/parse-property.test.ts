@@ -18,6 +18,8 @@ const KINDS = new Set([
   'placeholder-answer',
   'unknown-syntax',
   'truncated',
+  'reasoning-cut',
+  'only-reasoning',
 ]);
 
 function assertWellFormed(turn: Turn): void {

@@ -174,6 +174,7 @@ describe('action syntaxes', () => {
       tool: 'lookup',
       input: 'The Dark Tower (2017 film)',
       trailingText: 'on different website',
+      ignoredText: 'on different website',
     });
     // Closing markup is not trailing text.
     assert.equal(action('Action: `search[x]`.').trailingText, undefined);
@@ -280,7 +281,7 @@ describe('fences and think blocks', () => {
       expected,
     );
     assert.deepEqual(parseTurn('reasoning, Answer: 3\n</think>\nThought: t\nAction: s[x]'), expected);
-    problemOf(parseTurn('<think>still thinking, Action: s[x]'), 'empty');
+    problemOf(parseTurn('<think>still thinking, Action: s[x]'), 'reasoning-cut');
     problemOf(parseTurn('<think>still thinking', { finishReason: 'length' }), 'truncated');
   });
 });

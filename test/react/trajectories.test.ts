@@ -101,6 +101,7 @@ describe('recorded ReAct FEVER runs (GPT-3)', () => {
         tool: 'lookup',
         input: 'The Dark Tower (2017 film)',
         trailingText: 'on different website',
+        ignoredText: 'on different website',
         thought: step.thought,
       });
     }

@@ -3,6 +3,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
+    'node/index': 'src/node/index.ts',
     'testing/index': 'src/testing/index.ts',
     'restate/index': 'src/restate/index.ts',
     cli: 'src/cli/main.ts',
@@ -12,11 +13,13 @@ export default defineConfig({
   dts: {
     entry: {
       index: 'src/index.ts',
+      'node/index': 'src/node/index.ts',
       'testing/index': 'src/testing/index.ts',
       'restate/index': 'src/restate/index.ts',
     },
   },
   clean: true,
   splitting: true,
-  sourcemap: true,
+  // No source maps: they would point at sources the package does not ship (and embedding them doubles its size).
+  sourcemap: false,
 });

@@ -1,5 +1,8 @@
 /**
- * taoloop: ReAct agents for TypeScript.
+ * taoloop: ReAct agents for TypeScript. This entry is the portable core: no Node built-in in its import
+ * graph, so it runs in Node, browsers, Deno, Bun, Cloudflare Workers and edge functions. What needs Node
+ * (files, subprocesses, llama.cpp in process, MCP, traces on disk) is in `taoloop/node`, which re-exports
+ * all of this too.
  *
  * @example
  * ```ts
@@ -16,6 +19,10 @@ export { AgentConfigError } from './agent/request.js';
 export type {
   AgentEvent,
   AgentOptions,
+  ApprovalDecision,
+  ApprovalRequest,
+  ApproveFn,
+  Journal,
   RunResult,
   RunUsage,
   Step,
@@ -24,7 +31,15 @@ export type {
 } from './agent/types.js';
 export { fromLanguageModel } from './models/ai-sdk.js';
 export { ModelConfigError } from './models/errors.js';
-export { defaultModelSpec, describeModelSetup, parseModelSpec, resolveModelSpec } from './models/spec.js';
+export type { ModelPrice, PriceTable } from './models/pricing.js';
+export {
+  defaultModelSpec,
+  describeModelSetup,
+  type ModelSpec,
+  parseModelSpec,
+  type ResolveModelOptions,
+  resolveModelSpec,
+} from './models/spec.js';
 export type {
   FinishReason,
   Model,
@@ -55,11 +70,9 @@ export {
   type ToolDescription,
 } from './react/prompt.js';
 export type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './react/turn.js';
+export type { TelemetryOptions } from './telemetry/otel.js';
 export { calculator, evaluateExpression } from './tools/calculator.js';
 export { defineTool, type ToolDefinition } from './tools/define.js';
-export { createHumanTool } from './tools/human.js';
-export { McpConnectionError, type McpTool, type McpToolSet, mcpTools } from './tools/mcp.js';
-export { createReadFileTool } from './tools/read-file.js';
 export {
   createToolRouter,
   type ExecuteOptions,
@@ -69,22 +82,23 @@ export {
   type ToolOutcome,
   type ToolRouter,
 } from './tools/router.js';
-export { createRunTestsTool } from './tools/run-tests.js';
+export { DocumentIndex, type SearchHit, type SourceDocument } from './tools/search-index.js';
 export {
-  createSearchIndex,
   createSearchTool,
-  DEFAULT_CACHE_MIN_PASSAGES,
-  DocumentIndex,
-} from './tools/search.js';
+  type DocumentSearchToolOptions,
+  NO_MATCH,
+  type SearchDocuments,
+  searchTool,
+} from './tools/search-tool.js';
 export type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './tools/types.js';
+export { type WikipediaApiOptions, wikipediaApi } from './tools/wikipedia-api.js';
+export type { WikipediaResponseCache } from './tools/wikipedia-http.js';
+export { wikipediaPages } from './tools/wikipedia-pages.js';
 export {
   createWikipediaTools,
-  type WikipediaApiOptions,
   type WikipediaBackend,
   type WikipediaPage,
-  wikipediaApi,
-  wikipediaCorpus,
-} from './tools/wikipedia.js';
+} from './tools/wikipedia-tools.js';
 export {
   type AgentUIStreamResponseOptions,
   createAgentUIStreamResponse,

@@ -8,8 +8,9 @@
  * @module
  */
 
-import type { AiSdkLanguageModel } from './ai-sdk.js';
+import { type Env, nonEmpty, processEnv } from '../util/env.js';
 import { ModelConfigError } from './errors.js';
+import { API_KEY_VARIABLES, resolveHostedModel } from './providers.js';
 import type { Model } from './types.js';
 
 /** Options for {@link resolveModelSpec}. */
@@ -46,13 +47,6 @@ export const MODEL_SPEC_FORMS: readonly string[] = [
   'replay:<trace.jsonl>                e.g. replay:runs/run.jsonl (replays the model turns of a recorded run)',
 ];
 
-/** The API key variable each hosted provider needs. */
-const API_KEY_VARIABLES = {
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
-} as const;
-
 /**
  * The model picked for each hosted provider when only its API key is set, in the order they are tried
  * (by {@link defaultModelSpec} and `chooseModel`).
@@ -62,8 +56,6 @@ export const HOSTED_DEFAULT_MODELS: readonly { spec: string; keyVariable: string
   { spec: 'anthropic:claude-3-5-haiku-latest', keyVariable: API_KEY_VARIABLES.anthropic },
   { spec: 'google:gemini-2.0-flash', keyVariable: API_KEY_VARIABLES.google },
 ];
-
-const DEFAULT_OLLAMA_BASE_URL = 'http://127.0.0.1:11434/v1';
 
 function specError(spec: string, problem: string): ModelConfigError {
   return new ModelConfigError(
@@ -126,29 +118,6 @@ function parseCompatible(spec: string, rest: string): ModelSpec {
   return { provider: 'openai-compatible', baseURL, modelId };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
-}
-
-function requireKey(env: NodeJS.ProcessEnv, variable: string, spec: string): string {
-  const key = nonEmpty(env[variable]);
-  if (key === undefined) {
-    throw new ModelConfigError(`Model "${spec}" needs an API key: set ${variable} in the environment.`);
-  }
-  return key;
-}
-
-/**
- * Ollama serves the OpenAI-compatible API under `/v1`. A base URL given as the bare host
- * (`http://host:11434`) or with Ollama's native `/api` path is pointed at `/v1`.
- */
-function ollamaBaseURL(value: string | undefined): string {
-  const base = (nonEmpty(value) ?? DEFAULT_OLLAMA_BASE_URL).replace(/\/+$/, '');
-  if (/\/api$/.test(base)) return `${base.slice(0, -4)}/v1`;
-  return /^https?:\/\/[^/]+$/i.test(base) ? `${base}/v1` : base;
-}
-
 /**
  * Parses `spec` and builds the model, importing only the provider package it needs.
  *
@@ -162,105 +131,47 @@ function ollamaBaseURL(value: string | undefined): string {
  * - `openai-compatible:<base-url>#<model>`: `@ai-sdk/openai-compatible`; API key from
  *   `TAOLOOP_API_KEY` or `OPENAI_COMPATIBLE_API_KEY` when set (optional).
  *
- * - `local:<file.gguf>` / `local:hf:<user>/<repo>/<file>.gguf` / `local:`: in-process llama.cpp
- *   (`./local.js`, imported only here, which imports node-llama-cpp); `local:` alone is the default model,
- *   downloaded once into `$TAOLOOP_CACHE_DIR/models` (else `~/.cache/taoloop/models`). See `localModel`.
+ * - `local:...` and `replay:<trace.jsonl>` need Node (llama.cpp in process; reading a file): this portable
+ *   version refuses them with a {@link ModelConfigError} naming `taoloop/node`, whose `resolveModelSpec`
+ *   accepts every form.
  *
- * - `replay:<trace.jsonl>`: the recorded model turns of a taoloop trace, in order (`./replay.js`, see
- *   `replayModel`); asked for more turns than were recorded, the model call fails.
+ * A hosted provider's package (`@ai-sdk/openai`, `@ai-sdk/anthropic`, `@ai-sdk/google`) is an optional
+ * peer dependency: when it is not installed, the error says the one `npm install` command that adds it.
  *
  * OpenAI-compatible models are created with `includeUsage: true` so streams report usage.
  * No temperature default is set here (the loop sends 0).
  *
- * @param env Where API keys and base URLs are read from. @default process.env
+ * @param env Where API keys and base URLs are read from. @default `process.env` where the runtime has one, else `{}`
  * @param options Settings for the AI SDK providers (see {@link ResolveModelOptions}).
  * @throws {ModelConfigError} for a bad spec, a missing API key (naming the variable to set) or a
- *   `maxRetries` that is not a whole number 0 or more; for
- *   `local:`, a missing GGUF file or a download that cannot be made (offline: within about 2 s).
- * @throws {Error} for `replay:`, a trace file that cannot be read (`TraceFormatError` when it is not a trace).
+ *   `maxRetries` that is not a whole number 0 or more, a provider package that is not installed, or a
+ *   `local:` / `replay:` spec (use `taoloop/node`).
  */
 export async function resolveModelSpec(
   spec: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Env = processEnv(),
   options: ResolveModelOptions = {},
 ): Promise<Model> {
   const parsed = parseModelSpec(spec);
-  const { maxRetries } = options;
+  checkMaxRetries(options.maxRetries);
+  if (parsed.provider === 'local' || parsed.provider === 'replay') {
+    const what = parsed.provider === 'local' ? 'run llama.cpp in the process' : 'read a trace file';
+    throw new ModelConfigError(
+      `"${parsed.provider}:" models ${what} and need Node: import { resolveModelSpec } from 'taoloop/node'.`,
+    );
+  }
+  return resolveHostedModel(parsed, env, options);
+}
+
+/**
+ * @throws {ModelConfigError} when `maxRetries` is given and is not a whole number 0 or more.
+ */
+export function checkMaxRetries(maxRetries: number | undefined): void {
   if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0)) {
     throw new ModelConfigError(
       `maxRetries must be a whole number of retries (0 or more), not ${maxRetries}.`,
     );
   }
-  if (parsed.provider === 'local') {
-    const { localModel } = await import('./local.js');
-    return localModel(parsed.source, { download: { env } });
-  }
-  if (parsed.provider === 'replay') {
-    const { replayModel } = await import('./replay.js');
-    return replayModel(parsed.file);
-  }
-  const id =
-    parsed.provider === 'openai-compatible'
-      ? `openai-compatible:${parsed.baseURL}#${parsed.modelId}`
-      : `${parsed.provider}:${parsed.modelId}`;
-  const { fromLanguageModel: wrap } = await import('./ai-sdk.js');
-  const adapterOptions = maxRetries === undefined ? {} : { maxRetries };
-  const fromLanguageModel = (model: AiSdkLanguageModel, settings: { id: string }) =>
-    wrap(model, { ...settings, ...adapterOptions });
-  switch (parsed.provider) {
-    case 'openai': {
-      const apiKey = requireKey(env, API_KEY_VARIABLES.openai, id);
-      const baseURL = nonEmpty(env.OPENAI_BASE_URL);
-      const { createOpenAI } = await import('@ai-sdk/openai');
-      const provider = createOpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
-      return fromLanguageModel(provider.chat(parsed.modelId), { id });
-    }
-    case 'anthropic': {
-      const apiKey = requireKey(env, API_KEY_VARIABLES.anthropic, id);
-      const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
-      const provider = createAnthropic({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
-      return fromLanguageModel(provider.languageModel(parsed.modelId), { id });
-    }
-    case 'google': {
-      const apiKey = requireKey(env, API_KEY_VARIABLES.google, id);
-      const baseURL = nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL);
-      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
-      const provider = createGoogleGenerativeAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
-      return fromLanguageModel(provider.languageModel(parsed.modelId), { id });
-    }
-    case 'ollama':
-      return fromLanguageModel(
-        await compatibleModel('ollama', ollamaBaseURL(env.OLLAMA_BASE_URL), parsed.modelId),
-        {
-          id,
-        },
-      );
-    case 'openai-compatible': {
-      const apiKey = nonEmpty(env.TAOLOOP_API_KEY) ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY);
-      return fromLanguageModel(
-        await compatibleModel('openai-compatible', parsed.baseURL, parsed.modelId, apiKey),
-        {
-          id,
-        },
-      );
-    }
-    default: {
-      const unreachable: never = parsed;
-      throw new ModelConfigError(`Unhandled model spec ${JSON.stringify(unreachable)}`);
-    }
-  }
-}
-
-async function compatibleModel(name: string, baseURL: string, modelId: string, apiKey?: string) {
-  const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-  const provider = createOpenAICompatible({
-    name,
-    baseURL,
-    includeUsage: true,
-    ...(apiKey === undefined ? {} : { apiKey }),
-  });
-  return provider.chatModel(modelId);
 }
 
 /**
@@ -271,7 +182,7 @@ async function compatibleModel(name: string, baseURL: string, modelId: string, a
  *
  * @param env @default process.env
  */
-export function defaultModelSpec(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function defaultModelSpec(env: Env = processEnv()): string | undefined {
   const configured = nonEmpty(env.TAOLOOP_MODEL);
   if (configured !== undefined) return configured;
   return HOSTED_DEFAULT_MODELS.find(({ keyVariable }) => nonEmpty(env[keyVariable]) !== undefined)?.spec;

@@ -221,20 +221,3 @@ function modelName(modelId: string): string {
   const colon = modelId.indexOf(':');
   return colon >= 0 ? modelId.slice(colon + 1) : modelId;
 }
-
-/**
- * A tracer that exports over OTLP/HTTP to any collector (Jaeger, Langfuse, Phoenix, ...). The SDK and
- * exporter load only when this is called. Call `shutdown()` before the process exits to flush.
- *
- * @param url the collector's traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`.
- */
-export async function otlpTracer(url: string): Promise<{ tracer: Tracer; shutdown(): Promise<void> }> {
-  const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-  ]);
-  const provider = new BasicTracerProvider({
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }))],
-  });
-  return { tracer: provider.getTracer('taoloop'), shutdown: () => provider.shutdown() };
-}

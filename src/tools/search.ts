@@ -1,5 +1,6 @@
 /**
- * The built-in search tool: keyword (BM25) search over a folder of local documents.
+ * The built-in search tool for Node: keyword (BM25) search over a folder of local documents (read, and
+ * for large folders cached on disk), or over documents passed as strings (see `./search-tool.ts`).
  *
  * @module
  */
@@ -14,6 +15,11 @@ import {
   saveCachedIndex,
 } from './search-cache.js';
 import { DocumentIndex, type SourceDocument } from './search-index.js';
+import {
+  type DocumentSearchToolOptions,
+  createSearchTool as fromDocuments,
+  searchTool,
+} from './search-tool.js';
 import type { Tool } from './types.js';
 
 export { DEFAULT_CACHE_MIN_PASSAGES, defaultCacheDir } from './search-cache.js';
@@ -26,8 +32,7 @@ export {
   type SourceDocument,
 } from './search-index.js';
 
-/** What the search tool answers when no passage matches. */
-export const NO_MATCH = 'No matching document.';
+export { NO_MATCH, type SearchDocuments } from './search-tool.js';
 
 /** File extensions read from the docs folder. */
 export const DOC_EXTENSIONS: readonly string[] = ['.md', '.txt', '.json', '.jsonl'];
@@ -115,7 +120,8 @@ function looksBinary(text: string): boolean {
 }
 
 /**
- * Creates the `search` tool over a folder of documents, read and indexed once, now.
+ * Creates the `search` tool over a folder of documents (`docsDir`), read and indexed once, now, or over
+ * documents passed as strings (`documents`, as the portable `createSearchTool` of `taoloop`).
  * Its observation is the best passages (at most `topK`, weak ones dropped) joined with ` | `, or
  * exactly `No matching document.`. Read-only.
  *
@@ -128,25 +134,16 @@ function looksBinary(text: string): boolean {
  * @throws {DocsFolderError} when the folder cannot be used (see {@link readDocuments}).
  * @throws {RangeError} when `topK` is not a positive integer, or `cacheMinPassages` not a non-negative one.
  */
-export async function createSearchTool(options: SearchToolOptions): Promise<Tool> {
+export async function createSearchTool(
+  options: SearchToolOptions | DocumentSearchToolOptions,
+): Promise<Tool> {
+  if (!('docsDir' in options)) return fromDocuments(options);
   const topK = options.topK ?? 2;
   if (!Number.isInteger(topK) || topK < 1) {
     throw new RangeError(`topK must be a positive integer, got ${topK}`);
   }
   const { index } = await createSearchIndex(options);
-  const folderName = path.basename(path.resolve(options.docsDir));
-  return {
-    name: 'search',
-    description: `Searches the documents in ${folderName} and returns the best matching passages. Input: a few keywords.`,
-    inputHint: 'keywords',
-    effects: 'read',
-    run(input) {
-      if (input.trim() === '')
-        throw new Error('Empty query: write a few keywords, e.g. search[refund policy]');
-      const hits = index.search(input, topK);
-      return hits.length === 0 ? NO_MATCH : hits.map((hit) => hit.text).join(' | ');
-    },
-  };
+  return searchTool(index, { topK, collectionName: path.basename(path.resolve(options.docsDir)) });
 }
 
 /**

@@ -14,9 +14,9 @@
  */
 
 import packageJson from '../../package.json' with { type: 'json' };
-import type { WikipediaBackend, WikipediaPage } from './wikipedia.js';
-import { getJson, type HttpSettings } from './wikipedia-http.js';
+import { getJson, type HttpSettings, type WikipediaResponseCache } from './wikipedia-http.js';
 import { MAX_SIMILAR_TITLES } from './wikipedia-text.js';
+import type { WikipediaBackend, WikipediaPage } from './wikipedia-tools.js';
 
 /** Options for {@link wikipediaApi}. */
 export interface WikipediaApiOptions {
@@ -36,10 +36,10 @@ export interface WikipediaApiOptions {
   /** Sent with every request, as Wikimedia's User-Agent policy asks. @default 'taoloop/<version> (https://github.com/taoloop/taoloop)' */
   userAgent?: string;
   /**
-   * Folder for an on-disk cache of successful responses, one file per request URL (named by its SHA-256);
-   * a cached request makes no HTTP call. Created when needed. Entries never expire. @default no cache
+   * Where successful responses are kept, by request URL; a cached request makes no HTTP call. In Node,
+   * `wikipediaApi` from `taoloop/node` also takes `cacheDir` (a folder, one file per URL). @default no cache
    */
-  cacheDir?: string;
+  cache?: WikipediaResponseCache;
   /** The fetch to use (tests, proxies). @default globalThis.fetch */
   fetch?: typeof fetch;
 }
@@ -59,15 +59,21 @@ const INVALID_TITLE = /[#<>[\]{}|\u0000-\u001f\u007f]/;
  *
  * @example
  * ```ts
- * const tools = createWikipediaTools({ backend: wikipediaApi({ cacheDir: '.taoloop/wiki-cache' }) });
+ * const tools = createWikipediaTools({ backend: wikipediaApi() });
  * ```
  *
  * @throws {RangeError} at once, for a `timeoutMs`, `maxRetries` or `retryDelayMs` that is not a
- * non-negative integer (`timeoutMs` must be positive) or a `baseUrl` that is not an http(s) URL.
+ * non-negative integer (`timeoutMs` must be positive) or a `baseUrl` that is not an http(s) URL;
+ * {@link TypeError} for a `cacheDir` (use `taoloop/node`).
  * Its methods throw `Error`s the router shows the model: `Wikipedia API timed out after 10000 ms`,
  * `HTTP 503 from https://en.wikipedia.org/w/api.php (after 3 attempts)`, `Wikipedia API error <code>: <info>`.
  */
 export function wikipediaApi(options: WikipediaApiOptions = {}): WikipediaBackend {
+  if ('cacheDir' in options) {
+    throw new TypeError(
+      "cacheDir writes files and needs Node: import { wikipediaApi } from 'taoloop/node', or pass a cache.",
+    );
+  }
   const baseUrl = options.baseUrl ?? 'https://en.wikipedia.org/w/api.php';
   if (!/^https?:\/\//i.test(baseUrl) || !URL.canParse(baseUrl)) {
     throw new RangeError(`baseUrl must be an http(s) URL of api.php, got "${baseUrl}"`);
@@ -78,7 +84,7 @@ export function wikipediaApi(options: WikipediaApiOptions = {}): WikipediaBacken
     retryDelayMs: checkedInteger('retryDelayMs', options.retryDelayMs ?? 500, 0),
     maxRetryAfterMs: MAX_RETRY_AFTER_MS,
     userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
-    cacheDir: options.cacheDir,
+    cache: options.cache,
     fetch: options.fetch ?? globalThis.fetch,
   };
   const query = async (params: Record<string, string>, signal: AbortSignal) => {

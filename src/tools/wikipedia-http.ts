@@ -5,9 +5,15 @@
  * @module
  */
 
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+/**
+ * Where successful Wikipedia API responses are kept between runs, by request URL. `get` answers
+ * `undefined` for a miss; failures of either method are treated as a miss / skipped write. `taoloop/node`
+ * has a folder-backed one (`wikipediaApi({ cacheDir })`).
+ */
+export interface WikipediaResponseCache {
+  get(url: string): Promise<string | undefined>;
+  set(url: string, body: string): Promise<void>;
+}
 
 /** How {@link getJson} fetches. All fields are required here; the public options fill the defaults. */
 export interface HttpSettings {
@@ -21,8 +27,8 @@ export interface HttpSettings {
   maxRetryAfterMs: number;
   /** Sent as `User-Agent` (Wikimedia's policy asks for one that names the tool and a contact). */
   userAgent: string;
-  /** Folder for cached responses, or `undefined` for no cache. */
-  cacheDir: string | undefined;
+  /** Where responses are cached, or `undefined` for no cache. */
+  cache: WikipediaResponseCache | undefined;
   fetch: typeof fetch;
 }
 
@@ -32,19 +38,16 @@ function retryable(status: number): boolean {
 }
 
 /**
- * Fetches `url` and parses its JSON body, from the cache when `settings.cacheDir` holds it (a file named
- * by the SHA-256 of the URL). Only successful responses are cached: HTTP 2xx, valid JSON, no `error` object.
+ * Fetches `url` and parses its JSON body, from `settings.cache` when it holds the URL. Only successful responses are cached: HTTP 2xx, valid JSON, no `error` object.
  *
  * @throws {Error} `Wikipedia API timed out after <n> ms`, `Wikipedia request was cancelled`,
  * `HTTP <status> from <url without query>`, or `Could not reach <url without query>: <cause>` after the
  * retries are spent; `Invalid JSON from <url without query>` for a body that does not parse.
  */
 export async function getJson(url: string, settings: HttpSettings, signal: AbortSignal): Promise<unknown> {
-  const cacheFile = settings.cacheDir
-    ? path.join(settings.cacheDir, `${createHash('sha256').update(url).digest('hex')}.json`)
-    : undefined;
-  if (cacheFile) {
-    const cached = await readFile(cacheFile, 'utf8').catch(() => undefined);
+  const { cache } = settings;
+  if (cache) {
+    const cached = await cache.get(url).catch(() => undefined);
     if (cached !== undefined) {
       try {
         return JSON.parse(cached);
@@ -62,7 +65,7 @@ export async function getJson(url: string, settings: HttpSettings, signal: Abort
   }
   // MediaWiki reports errors (maxlag, ratelimited, ...) with HTTP 200 and an `error` object: never cache those.
   const isApiError = typeof parsed === 'object' && parsed !== null && 'error' in parsed;
-  if (cacheFile && !isApiError) await writeCacheFile(cacheFile, body);
+  if (cache && !isApiError) await cache.set(url, body).catch(() => undefined);
   return parsed;
 }
 
@@ -135,18 +138,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** Writes atomically (temp file, then rename) so a concurrent reader never sees half a file. */
-async function writeCacheFile(file: string, body: string): Promise<void> {
-  try {
-    await mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, body, 'utf8');
-    await rename(temp, file);
-  } catch {
-    // The cache is an optimisation: failing to write it must not fail the search.
-  }
 }
 
 function withoutQuery(url: string): string {

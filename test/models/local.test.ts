@@ -16,7 +16,8 @@ import {
   ensureDefaultLocalModel,
   ensureLocalModelFile,
 } from '../../src/models/local-download.js';
-import { parseModelSpec, resolveModelSpec } from '../../src/models/spec.js';
+import { resolveModelSpec } from '../../src/models/resolve-node.js';
+import { parseModelSpec } from '../../src/models/spec.js';
 import type { Model, ModelRequest, TurnFormat } from '../../src/models/types.js';
 import { parseTurn } from '../../src/react/parse.js';
 import type { Tool } from '../../src/tools/types.js';

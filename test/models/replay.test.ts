@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { streamAgent } from '../../src/agent/loop.js';
 import type { AgentOptions, RunResult, Step } from '../../src/agent/types.js';
 import { replayModel } from '../../src/models/replay.js';
-import { resolveModelSpec } from '../../src/models/spec.js';
+import { resolveModelSpec } from '../../src/models/resolve-node.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';

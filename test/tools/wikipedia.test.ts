@@ -5,8 +5,13 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createToolRouter } from '../../src/tools/router.js';
 import type { Tool } from '../../src/tools/types.js';
-import { createWikipediaTools, pageSentences, wikipediaApi } from '../../src/tools/wikipedia.js';
-import { DEFAULT_USER_AGENT, type WikipediaApiOptions } from '../../src/tools/wikipedia-api.js';
+import {
+  createWikipediaTools,
+  pageSentences,
+  type WikipediaApiNodeOptions as WikipediaApiOptions,
+  wikipediaApi,
+} from '../../src/tools/wikipedia.js';
+import { DEFAULT_USER_AGENT } from '../../src/tools/wikipedia-api.js';
 import { parseRetryAfter } from '../../src/tools/wikipedia-http.js';
 import { notFoundObservation } from '../../src/tools/wikipedia-text.js';
 import {

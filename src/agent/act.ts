@@ -9,7 +9,6 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
-import { awaited, type Effects } from './effects.js';
 import type {
   AgentEvent,
   AgentOptions,
@@ -23,12 +22,12 @@ import type {
  * Runs the action of step `step`, yielding approval and tool events, and returns the observation.
  * Never throws: refusals, rejections and tool failures are observations.
  */
-export function* act(
+export async function* act(
   turn: ActionTurn,
   step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
-): Effects<AgentEvent, StepObservation> {
+): AsyncGenerator<AgentEvent, StepObservation> {
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
   if (
@@ -46,9 +45,7 @@ export function* act(
     yield { type: 'approval-start', step, request };
     // Read again after the journal: a recorded decision is data, and only an exact approval runs the tool.
     approval = toApprovalDecision(
-      yield* awaited(
-        journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
-      ),
+      await journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
     );
     yield { type: 'approval-end', step, request, decision: approval };
     if (approval.type === 'reject') {
@@ -65,7 +62,7 @@ export function* act(
   const input = prepared.ok ? prepared.rawInput : turn.input;
   yield { type: 'tool-start', step, tool: turn.tool, input };
   const outcome = prepared.ok
-    ? yield* awaited(journalTool(options, step, prepared, router))
+    ? await journalTool(options, step, prepared, router)
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
@@ -98,10 +95,9 @@ function journalTool(
   step: number,
   call: PreparedCall,
   router: ToolRouter,
-): ToolOutcome | Promise<ToolOutcome> {
+): Promise<ToolOutcome> {
   const execution = { signal: options.signal, timeoutMs: options.toolTimeoutMs };
-  // A read tool that answers synchronously is not awaited at all (`runPrepared`).
-  if ((call.tool.effects ?? 'read') === 'read') return router.runPrepared(call, execution);
+  if ((call.tool.effects ?? 'read') === 'read') return router.execute(call, execution);
   return journalOf(options)(`step-${step}-tool`, () => router.execute(call, execution));
 }
 

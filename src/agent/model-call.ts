@@ -4,60 +4,36 @@
  * @module
  */
 
-import type {
-  Model,
-  ModelRequest,
-  ModelResponse,
-  ModelStreamPart,
-  ModelToolCall,
-  ModelUsage,
-} from '../models/types.js';
+import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
-import { errorMessage, isPromiseLike } from '../util/own.js';
-import { awaited, type Effects } from './effects.js';
+import { errorMessage } from '../util/own.js';
 import type { AgentEvent } from './types.js';
 
 /**
  * Calls the model. With `stream`, yields a `model-delta` event for each text delta as it arrives and stops
  * reading (cancelling the request) as soon as the model starts writing its own observation, or a new step
  * after its answer, so a server that ignores stop sequences costs no more tokens. Returns the complete
- * response. Runs under an {@link Effects} driver.
+ * response. A consumer that stops reading the run closes the stream and cancels the request.
  */
-export function* callModel(
+export async function* callModel(
   model: Model,
   request: ModelRequest,
   options: { stream: boolean; labels: LabelSet; cut?: boolean; step: number },
-): Effects<AgentEvent, ModelResponse> {
-  if (!options.stream || !model.stream) return yield* awaited(model.generate(request));
+): AsyncGenerator<AgentEvent, ModelResponse> {
+  if (!options.stream || !model.stream) return await model.generate(request);
+  // The request gets a signal of its own, so that reading which stops early can cancel it.
   const controller = new AbortController();
   const outer = request.signal;
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
-  let text = '';
   // Native tool calling has no text protocol to cut at.
   const cut = options.cut === false ? undefined : new StreamCut(options.labels);
+  let text = '';
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
-  let parts: AsyncIterator<ModelStreamPart> | undefined;
-  // How reading stopped: `ended` (the stream finished), `failed` (reading it threw), `cut` (we stopped at
-  // an invented observation), or still `reading` in `finally` when the run was closed or threw meanwhile.
-  let state: 'reading' | 'ended' | 'failed' | 'cut' = 'reading';
   try {
-    parts = model.stream({ ...request, signal: controller.signal })[Symbol.asyncIterator]();
-    for (;;) {
-      let next: IteratorResult<ModelStreamPart>;
-      try {
-        next = yield* awaited(parts.next());
-      } catch (error) {
-        state = 'failed';
-        throw error;
-      }
-      if (next.done) {
-        state = 'ended';
-        break;
-      }
-      const part = next.value;
+    for await (const part of model.stream({ ...request, signal: controller.signal })) {
       if (part.type === 'finish') {
         response = {
           text,
@@ -66,45 +42,25 @@ export function* callModel(
           finishReason: part.finishReason,
           rawFinishReason: part.rawFinishReason,
         };
-        continue;
-      }
-      if (part.type === 'tool-call') {
+      } else if (part.type === 'tool-call') {
         toolCalls.push(part.toolCall);
-        continue;
-      }
-      text += part.text;
-      yield { type: 'model-delta', step: options.step, text: part.text };
-      if (cut && cut.push(part.text) >= 0) {
-        response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
-        state = 'cut';
-        break;
+      } else {
+        text += part.text;
+        yield { type: 'model-delta', step: options.step, text: part.text };
+        if (cut && cut.push(part.text) >= 0) {
+          response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
+          break;
+        }
       }
     }
-    // As `for await` does after a `break`: close the stream and wait until it is closed. Here, not in
-    // `finally`: a generator being closed with `return()` must not wait (see `effects.ts`).
-    if (state === 'cut') yield* awaited(parts.return?.());
   } finally {
     outer?.removeEventListener('abort', onAbort);
-    // Cancels the HTTP request when we stopped reading early or the stream failed. Not after a normal
-    // end: the request is over, and an abort makes a DOMException with a stack trace (a fifth of a
-    // streamed step's time).
-    if (state !== 'ended') controller.abort();
-    // The run was closed (its consumer stopped reading) or threw while the stream was open: close the
-    // stream too, without waiting for it.
-    if (state === 'reading' && parts) closeQuietly(parts);
+    // However reading ended (the stream's end, a cut, a failure, a consumer that stopped), the request is
+    // over: cancel whatever of it is still open.
+    controller.abort();
   }
   outer?.throwIfAborted();
   return response ?? { text, usage: {}, finishReason: 'unknown' };
-}
-
-/** Calls the iterator's `return()` without waiting; a failure to close is not the caller's problem. */
-function closeQuietly(iterator: AsyncIterator<unknown>): void {
-  try {
-    const closing = iterator.return?.();
-    if (isPromiseLike(closing)) Promise.resolve(closing).catch(() => undefined);
-  } catch {
-    // Closing threw synchronously: nothing more to do.
-  }
 }
 
 /** `a + b`, where an unknown count (`undefined`) on one side is the other side. */
@@ -122,11 +78,11 @@ export interface StopSequenceState {
  * "Unsupported parameter: 'stop'") the call is made again without them, and later calls in the run skip
  * them. The client-side cut at an invented observation still applies.
  */
-export function* requestTurn(
+export async function* requestTurn(
   model: Model,
   request: ModelRequest,
   options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState; cut?: boolean; step: number },
-): Effects<AgentEvent, ModelResponse> {
+): AsyncGenerator<AgentEvent, ModelResponse> {
   const withoutStop = (): ModelRequest => {
     const { stopSequences: _dropped, ...rest } = request;
     return rest;

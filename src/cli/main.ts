@@ -11,7 +11,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './errors.js';
 import { quitQuietlyWhenOutputCloses } from './interrupt.js';
-import { addAgentOptions, addToolOptions, positiveInt, type RunCommandOptions } from './options.js';
+import { addAgentOptions, addToolOptions, collect, positiveInt, type RunCommandOptions } from './options.js';
 import { safeText } from './safe-text.js';
 
 /**
@@ -92,15 +92,33 @@ function buildProgram(setExit: (code: number) => void): Command {
   program
     .command('replay')
     .description(
-      'Run the recorded model turns of a trace again against the real tools and report where the observations differ (exit 0 when identical, 1 when any differs).',
+      'Run the recorded model turns of a trace again against the real tools and report where the observations differ (exit 0 when identical, 1 when any differs). The trace is data: tools with side effects are asked about at the terminal (or allowed with --yes / --allow TOOL), and folders are given here.',
     )
     .argument('<file>', 'a trace file, or a run id from `taoloop runs` (last: the newest run)')
-    .option('-d, --docs <dir>', "the search tool's documents, if they moved (default: the recorded folder)")
+    .option(
+      '-d, --docs <dir>',
+      "the search tool's documents, when the trace used search (default: none; never the trace's folder)",
+    )
     .option(
       '--root <dir>',
-      'the folder for read_file and run_tests, if it moved (default: the recorded folder)',
+      "the folder for read_file and run_tests, when the trace used them (default: none; never the trace's folder)",
     )
-    .option('--wiki-corpus <file>', 'the wikipedia corpus, if it moved (default: the recorded one)')
+    .option(
+      '--wiki-corpus <file>',
+      "the wikipedia corpus, when the trace used one (default: none; never the trace's file)",
+    )
+    .option('--allow-unsandboxed', 'let run_tests run without bubblewrap (never taken from the trace)', false)
+    .option(
+      '-y, --yes',
+      'approve every tool call with side effects without asking (never taken from the trace)',
+      false,
+    )
+    .option(
+      '--allow <tool>',
+      'approve this tool without asking, repeatable (never taken from the trace)',
+      collect,
+      [],
+    )
     .option('--json', 'print one JSON report on stdout and nothing else', false)
     .action(async (file: string, options) => {
       const { replayCommand } = await import('./commands/replay.js');

@@ -39,7 +39,7 @@ export interface RunCommandOptions {
 }
 
 /** Collects a repeatable option into a list. */
-function collect(value: string, previous: string[]): string[] {
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 

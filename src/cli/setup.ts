@@ -24,7 +24,11 @@ import type { RunCommandOptions } from './options.js';
 import { safeText } from './safe-text.js';
 import { buildCliTools, checkToolOptions, cliToolNames } from './tools.js';
 
-/** The tool options a trace keeps (absolute paths), so `taoloop replay` can rebuild the same tools. */
+/**
+ * The tool options a trace keeps (absolute paths), so `taoloop replay` can rebuild the same tools. A replay
+ * takes only the tool names, mode, language and step count from it: folders, approvals and the sandbox
+ * opt-out are a record of what the run had, never permission for the replay.
+ */
 export interface RecordedCliOptions {
   tools: string[];
   docs?: string;
@@ -34,7 +38,7 @@ export interface RecordedCliOptions {
   lang: LabelLanguage;
   mode: 'text' | 'native' | 'auto';
   maxSteps: number;
-  /** Tools that ran without asking (`--yes` is `'all'`); a replay lets the same ones run. */
+  /** Tools that ran without asking (`--yes` is `'all'`): a record only, a replay never takes it. */
   allowTools: string[] | 'all';
 }
 
@@ -121,7 +125,7 @@ export async function prepareRun(
  *
  * @throws {UsageError} naming the run's tools otherwise.
  */
-function checkAllowed(allow: readonly string[], tools: readonly { name: string }[]): void {
+export function checkAllowed(allow: readonly string[], tools: readonly { name: string }[]): void {
   const names = [...new Set(tools.map((t) => t.name))];
   const unknown = allow.filter((name) => !names.includes(name));
   if (unknown.length > 0) {

@@ -63,13 +63,13 @@ test('every run is written to the runs folder; trace prints it back as the trans
 test('replay: identical observations exit 0; a changed file is reported with both texts and exit 1', async () => {
   const { env } = cliEnv();
   const { file, root } = await recordReadRun(env);
-  const same = await runCli(['replay', file], { env });
+  const same = await runCli(['replay', file, '--root', root], { env });
   assert.equal(same.code, 0, same.stdout + same.stderr);
   assert.match(same.stdout, /step 1 {2}read_file\[notes\.txt\] {2}same/);
   assert.match(same.stdout, /identical/);
 
   writeFileSync(join(root, 'notes.txt'), 'The sky is grey.');
-  const changed = await runCli(['replay', file], { env });
+  const changed = await runCli(['replay', file, '--root', root], { env });
   assert.equal(changed.code, 1);
   assert.match(
     changed.stdout,
@@ -77,7 +77,7 @@ test('replay: identical observations exit 0; a changed file is reported with bot
   );
   assert.match(changed.stdout, /1 of 2 steps differ/);
 
-  const json = await runCli(['replay', file, '--json'], { env });
+  const json = await runCli(['replay', file, '--root', root, '--json'], { env });
   assert.equal(json.code, 1);
   const report = JSON.parse(json.stdout);
   assert.equal(report.identical, false);

@@ -1,28 +1,40 @@
 /**
- * `taoloop replay FILE`: the recorded model turns run again against the real tools (rebuilt from the CLI
- * options the trace header keeps), with the recorded approval decisions, and every observation compared
- * with the recorded one. Exit 0 when all are identical, 1 when any differs.
+ * `taoloop replay FILE`: the recorded model turns run again against the real tools, and every observation
+ * is compared with the recorded one. Exit 0 when all are identical, 1 when any differs.
+ *
+ * A trace is data, never permission: the replay takes from it only which tools the run had, the mode, the
+ * language and the step count. It never takes approvals, `allowTools`/`--yes`, `--allow-unsandboxed` or
+ * folders from it. Tools with side effects are asked about at the terminal like in `taoloop run` (without a
+ * terminal they are refused) unless replay's own `--yes` / `--allow TOOL` say otherwise, and the folders
+ * must be given on replay's own command line (`--docs`, `--root`, `--wiki-corpus`).
  *
  * @module
  */
 import pc from 'picocolors';
 import { runAgent } from '../../agent/loop.js';
-import type { ApprovalDecision, ApproveFn, RunResult, Step } from '../../agent/types.js';
+import type { RunResult, Step } from '../../agent/types.js';
 import { replayModel } from '../../models/replay.js';
 import { LABEL_SETS } from '../../react/labels.js';
 import type { Trace } from '../../trace/trace.js';
+import { terminalApprover } from '../approve.js';
 import { EXIT, UsageError } from '../errors.js';
 import { safeText } from '../safe-text.js';
-import type { RecordedCliOptions } from '../setup.js';
+import { checkAllowed, type RecordedCliOptions } from '../setup.js';
 import { buildCliTools } from '../tools.js';
 import { loadTrace, traceLanguage } from './trace.js';
 
-/** Options of `taoloop replay`: where moved folders are now, and the output form. */
+/** Options of `taoloop replay`: the folders, the approvals (never taken from the trace), the output form. */
 export interface ReplayCommandOptions {
   docs?: string;
   root?: string;
   wikiCorpus?: string;
   json: boolean;
+  /** Approve every tool call with side effects without asking. @default false */
+  yes?: boolean;
+  /** Tools approved without asking. @default [] */
+  allow?: string[];
+  /** Let run_tests run without bubblewrap. @default false */
+  allowUnsandboxed?: boolean;
 }
 
 /** One step whose observation is not what was recorded. */
@@ -43,12 +55,15 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
       `${file} does not say which tools the run had (it was not written by taoloop run or ask), so it cannot be replayed.`,
     );
   const tools = await buildCliTools({
-    ...cli,
     tools: cli.tools.join(','),
-    ...(options.docs !== undefined && { docs: options.docs }),
-    ...(options.root !== undefined && { root: options.root }),
-    ...(options.wikiCorpus !== undefined && { wikiCorpus: options.wikiCorpus }),
+    lang: traceLanguage(trace),
+    ...folder('docs', '--docs', cli.docs, options.docs),
+    ...folder('root', '--root', cli.root, options.root),
+    ...folder('wikiCorpus', '--wiki-corpus', cli.wikiCorpus, options.wikiCorpus),
+    allowUnsandboxed: options.allowUnsandboxed === true,
   });
+  const allow = options.allow ?? [];
+  checkAllowed(allow, tools);
   const result = await runAgent({
     model: replayModel(trace),
     question: trace.header.question,
@@ -57,8 +72,8 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
     mode: cli.mode,
     // Enough steps for every recorded turn: the replay must never stop sooner than the recording did.
     maxSteps: Math.max(cli.maxSteps, trace.steps.length),
-    approve: recordedApprovals(trace),
-    allowTools: cli.allowTools ?? [],
+    approve: terminalApprover(),
+    allowTools: options.yes === true ? 'all' : allow,
     streaming: false,
   });
   const differences = compareSteps(trace.steps, result.steps);
@@ -76,13 +91,23 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
   return differences.length === 0 ? EXIT.answered : EXIT.noAnswer;
 }
 
-/** The approval decisions the person made in the recorded run, given again for the same steps. */
-function recordedApprovals(trace: Trace): ApproveFn {
-  const decisions = new Map<number, ApprovalDecision>();
-  for (const event of trace.events)
-    if (event.type === 'approval-end') decisions.set(event.step, event.decision);
-  return (request) =>
-    decisions.get(request.step) ?? { type: 'reject', reason: 'no decision for this call in the recording' };
+/**
+ * A folder option for the replay: the one given on replay's command line. The trace's recorded folder is
+ * never used by itself (a trace file could name any folder); it is only quoted in the error.
+ *
+ * @throws {UsageError} when the trace was recorded with the folder and the command line gives none.
+ */
+function folder<K extends string>(
+  key: K,
+  flag: string,
+  recorded: unknown,
+  given: string | undefined,
+): { [P in K]?: string } {
+  if (given !== undefined) return { [key]: given } as { [P in K]?: string };
+  if (recorded === undefined) return {};
+  throw new UsageError(
+    `the trace was recorded with ${flag} ${JSON.stringify(String(recorded))}, but a replay never takes folders from the trace file. Give the folder yourself: add ${flag} DIR to the replay command (the recorded one, if you trust it).`,
+  );
 }
 
 /** Observations that differ, step by step; recorded steps the replay never reached count as different. */

@@ -1,0 +1,141 @@
+/**
+ * The real client: a React page using `@ai-sdk/react`'s `useChat`, bundled with esbuild, in headless
+ * Chromium, talking to `createAgentUIStreamResponse` on a local server whose model is a local
+ * OpenAI-compatible test server. Nothing here touches the network beyond 127.0.0.1.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext } from 'playwright-core';
+import { resolveModelSpec } from '../../src/models/spec.js';
+import { calculator } from '../../src/tools/calculator.js';
+import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
+import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { browserProblem, launchChromium } from '../web/helpers.js';
+
+const skip = await browserProblem();
+
+/** The chat page, bundled for the browser (React, `@ai-sdk/react` and its `ai` copy included). */
+async function bundlePage(): Promise<string> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./fixtures/chat-page.js', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+/** A Node request as a fetch `Request` whose signal fires when the client goes away. */
+async function toRequest(req: IncomingMessage, res: ServerResponse, origin: string): Promise<Request> {
+  let body = '';
+  for await (const chunk of req) body += chunk;
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return new Request(new URL(req.url ?? '/', origin), {
+    method: req.method ?? 'GET',
+    headers: req.headers as Record<string, string>,
+    body,
+    signal: controller.signal,
+  });
+}
+
+/** Writes a fetch `Response` to a Node response, streaming its body. */
+async function sendResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body) for await (const chunk of response.body) res.write(chunk);
+  res.end();
+}
+
+/** The app: `/` is the page, `/api/chat` the route handler. */
+async function startApp(fake: FakeOpenAI): Promise<{ url: string; server: Server }> {
+  const script = await bundlePage();
+  const model = await resolveModelSpec(`openai-compatible:${fake.baseURL}#fake`, {});
+  const server = createServer((req, res) => {
+    void (async () => {
+      if (req.method === 'POST' && req.url === '/api/chat') {
+        const request = await toRequest(req, res, 'http://127.0.0.1');
+        await sendResponse(await createAgentUIStreamResponse({ model, tools: [calculator], request }), res);
+      } else if (req.url === '/app.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+      } else {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<!doctype html><title>chat</title><div id="root"></div><script type="module" src="/app.js"></script>',
+          );
+      }
+    })().catch((error: unknown) => res.writeHead(500).end(String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+}
+
+describe('useChat in headless Chromium against createAgentUIStreamResponse', { skip }, () => {
+  let context: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
+  before(async () => {
+    ({ context, close: closeBrowser } = await launchChromium());
+  });
+  after(() => closeBrowser?.());
+
+  test('shows the tool call, its output and the answer; a follow-up carries the first turn', async (t) => {
+    const fake = await startFakeOpenAI({
+      replies: [
+        'Thought: I need 20 times 12.\nAction: calculator[20 * 12]',
+        'Thought: That is the yearly price.\nAnswer: 240 USD',
+        'Thought: Seven seats at 240 each.\nAction: calculator[240 * 7]',
+        'Thought: Done.\nAnswer: 1680 USD',
+      ],
+    });
+    const app = await startApp(fake);
+    t.after(async () => {
+      await new Promise((resolve) => app.server.close(resolve));
+      await fake.close();
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(app.url);
+
+    await page.getByLabel('Message').fill('Price of Pro per seat per year at 20 USD a month?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const first = page.locator('li.message.assistant').nth(0);
+    await first.locator('p.text').waitFor();
+    assert.equal(await first.locator('p.text').textContent(), '240 USD');
+    assert.equal(await first.locator('.tool code').textContent(), 'calculator[20 * 12]');
+    assert.equal(await first.locator('.tool').getAttribute('data-state'), 'output-available');
+    assert.equal(await first.locator('.tool output').textContent(), '240');
+    assert.deepEqual(await first.locator('p.reasoning').allTextContents(), [
+      'I need 20 times 12.',
+      'That is the yearly price.',
+    ]);
+    assert.match((await first.locator('pre.data-stop').textContent()) ?? '', /"status":"answered"/);
+    await page.locator('#status', { hasText: 'ready' }).waitFor();
+
+    await page.getByLabel('Message').fill('And for 7 seats?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const second = page.locator('li.message.assistant').nth(1);
+    await second.locator('p.text').waitFor();
+    assert.equal(await second.locator('p.text').textContent(), '1680 USD');
+    assert.equal(await second.locator('.tool output').textContent(), '1680');
+
+    // The follow-up's first model request: the first turn as conversation, then the new question.
+    assert.equal(fake.requests.length, 4);
+    const sent = fake.requests[2]!.messages.slice(1).map((m) => [m.role, m.content]);
+    assert.deepEqual(sent, [
+      ['user', 'Question: Price of Pro per seat per year at 20 USD a month?'],
+      ['assistant', 'Answer: 240 USD'],
+      ['user', 'Question: And for 7 seats?'],
+    ]);
+    assert.deepEqual(problems, []);
+  });
+});

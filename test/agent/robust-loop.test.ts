@@ -116,7 +116,11 @@ test('when the transcript outgrows the context window, the oldest observations a
   assert.match(last[0]!.content, /fetch_page\[input\]/);
   assert.equal(last[1]!.content, 'Question: Summarise the pages.');
   const observations = last.filter((m) => m.content.startsWith('Observation:')).map((m) => m.content);
-  assert.match(observations[0]!, /^Observation: 1:x{4000}$/, 'the first findings (within half the budget) are kept');
+  assert.match(
+    observations[0]!,
+    /^Observation: 1:x{4000}$/,
+    'the first findings (within half the budget) are kept',
+  );
   assert.match(
     observations[1]!,
     /^Observation: \[observation shortened to fit the context window: 4002 characters\]$/,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ModelTimeoutError } from '../models/errors.js';
 import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { parseTurn } from '../react/parse.js';
@@ -247,8 +248,14 @@ function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): Abor
 
 /** A model error worded for the result; a per-call timeout says so. */
 function modelErrorMessage(error: unknown, options: AgentOptions): string {
+  // A ModelTimeoutError says how far the call got ("no response headers within 120 s").
+  if (error instanceof ModelTimeoutError && options.modelTimeoutMs === undefined) {
+    return error.message;
+  }
   if (error instanceof Error && error.name === 'TimeoutError') {
-    return `The model call failed: no answer within ${options.modelTimeoutMs} ms (modelTimeoutMs).`;
+    const what =
+      error instanceof ModelTimeoutError ? error.what : `no answer within ${options.modelTimeoutMs} ms`;
+    return `The model call failed: ${what} (modelTimeoutMs: ${options.modelTimeoutMs} ms).`;
   }
   // A ModelCallError already says "Model call to <id> failed: ...".
   if (error instanceof Error && error.name === 'ModelCallError') return error.message;

@@ -139,7 +139,14 @@ export interface AgentOptions<O = unknown> {
   prices?: PriceTable;
   /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. */
   timeoutMs?: number;
-  /** Limit for one model call in milliseconds; a call past it fails the run with `error`. */
+  /**
+   * Limit for one model call in milliseconds; a call past it fails the run with `error`, saying how far
+   * it got (`no response headers within 120 s`, `the stream stalled for 95 s ...`). There is no default:
+   * without it a call waits as long as the HTTP client lets it (Node's fetch gives up after 300 s without
+   * response headers, or 300 s without body data, and the AI SDK retries twice). The CLI's
+   * `--model-timeout` defaults to 2 minutes.
+   * @default undefined (no limit of taoloop's own)
+   */
   modelTimeoutMs?: number;
   /** Sampling temperature. @default 0 */
   temperature?: number;

@@ -5,8 +5,10 @@
  *
  * @module
  */
+
 import { setMaxListeners } from 'node:events';
 import { DEFAULT_PRICES, type PriceTable } from '../models/pricing.js';
+import { withModelTimeout } from '../models/timeout.js';
 import type { Model } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
 import { type Dataset, EvalConfigError, type EvalItem } from './datasets.js';
@@ -77,6 +79,14 @@ export interface EvalOptions {
   hybridReactSteps?: number;
   /** Stops the run: pairs in flight are dropped, finished ones stay in the file. */
   signal?: AbortSignal;
+  /**
+   * Limit for one model call in milliseconds (every strategy's calls); a call past it ends that item with
+   * `error`, saying how far the call got. No default: without it a call waits as long as the HTTP client
+   * lets it. `taoloop eval --model-timeout` defaults to 2 minutes. Not applied with `runPair` (the
+   * runner's own model decides).
+   * @default undefined
+   */
+  modelTimeoutMs?: number;
   /** Prices per million tokens, merged over {@link DEFAULT_PRICES}. */
   prices?: PriceTable;
   /**
@@ -226,7 +236,11 @@ async function runPair(
     prices,
     attempt,
   };
-  const { model, createTools } = options;
+  const { createTools } = options;
+  const model =
+    options.model && options.modelTimeoutMs !== undefined
+      ? withModelTimeout(options.model, options.modelTimeoutMs)
+      : options.model;
   let outcome: StrategyOutcome & { modelId?: string };
   if (options.runPair) outcome = await options.runPair(strategy, context);
   else if (model && createTools) {

@@ -8,6 +8,7 @@
  * @module
  */
 import { addUsage } from '../agent/model-call.js';
+import { ModelCallError, ModelTimeoutError } from '../models/errors.js';
 import { addCost, costUsd, findPrice, type PriceTable } from '../models/pricing.js';
 import type { Model, ModelUsage } from '../models/types.js';
 import { parseTurn } from '../react/parse.js';
@@ -89,7 +90,13 @@ export async function answerOnce(input: SingleCallInput): Promise<StrategyOutcom
       answer: null,
       status: aborted ? 'aborted' : 'error',
       usage: {},
-      ...(!aborted && { error: `The model call failed: ${errorMessage(error)}` }),
+      // ModelCallError and ModelTimeoutError already say "Model call to <id> failed / timed out: ...".
+      ...(!aborted && {
+        error:
+          error instanceof ModelCallError || error instanceof ModelTimeoutError
+            ? error.message
+            : `The model call failed: ${errorMessage(error)}`,
+      }),
     };
   }
 }

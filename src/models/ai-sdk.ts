@@ -22,7 +22,8 @@ import {
   streamText,
 } from 'ai';
 import { toAiMessage, toToolCall, toToolSet } from './ai-sdk-messages.js';
-import { ModelCallError } from './errors.js';
+import { type CallProgress, describeNetworkFailure, describeStall, trackCall } from './call-progress.js';
+import { ModelCallError, ModelTimeoutError } from './errors.js';
 import type {
   FinishReason,
   Model,
@@ -167,6 +168,7 @@ function withCacheBreakpoints(model: AiSdkLanguageModel, request: ModelRequest) 
 
 async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
   const call = callSignal(request.signal);
+  const progress = trackCall(call.signal);
   try {
     const result = await generateText(callArguments(settings, request, call.signal));
     const response: ModelResponse = { text: result.text } as ModelResponse;
@@ -176,7 +178,7 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
     response.rawFinishReason = result.rawFinishReason;
     return response;
   } catch (error) {
-    throw toModelError(error, settings.id, request.signal);
+    throw toModelError(error, settings.id, request.signal, progress);
   } finally {
     call.release();
   }
@@ -193,7 +195,9 @@ const noop = () => {};
  * list short, and this call's one listener on `outer` is removed as soon as the call ends.
  */
 function callSignal(outer: AbortSignal | undefined): { signal: AbortSignal | undefined; release(): void } {
-  if (outer === undefined || outer.aborted) return { signal: outer, release: noop };
+  // A signal of its own even without `outer`, so the call's progress can be tracked by it.
+  if (outer === undefined) return { signal: new AbortController().signal, release: noop };
+  if (outer.aborted) return { signal: outer, release: noop };
   const local = new AbortController();
   const forward = () => local.abort(outer.reason);
   outer.addEventListener('abort', forward, { once: true });
@@ -210,6 +214,7 @@ async function* streamTurn(settings: CallSettings, request: ModelRequest): Async
   const signal =
     request.signal === undefined ? local.signal : AbortSignal.any([request.signal, local.signal]);
   let finished = false;
+  const progress = trackCall(signal);
   try {
     const result = streamText({ ...callArguments(settings, request, signal), onError: () => {} });
     let usage: LanguageModelUsage | undefined;
@@ -244,7 +249,7 @@ async function* streamTurn(settings: CallSettings, request: ModelRequest): Async
     }
     if (!finished) throw new Error('the stream ended without a finish part');
   } catch (error) {
-    throw toModelError(error, settings.id, request.signal);
+    throw toModelError(error, settings.id, request.signal, progress);
   } finally {
     if (!finished) local.abort();
   }
@@ -302,15 +307,26 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
 }
 
-/** Turns whatever the AI SDK threw into a {@link ModelCallError}; aborts pass through unchanged. */
-function toModelError(error: unknown, modelId: string, signal: AbortSignal | undefined): unknown {
-  if (error instanceof ModelCallError || isAbort(error, signal)) return error;
+/**
+ * Turns whatever the AI SDK threw into a {@link ModelCallError} that says what happened (a network failure
+ * is named from its error codes and the call's progress, not the SDK's "Cannot connect to API"); a cut by
+ * the caller's timeout becomes a {@link ModelTimeoutError} saying how far the call got; other aborts pass
+ * through unchanged.
+ */
+function toModelError(
+  error: unknown,
+  modelId: string,
+  signal: AbortSignal | undefined,
+  progress?: CallProgress,
+): unknown {
+  if (error instanceof ModelCallError) return error;
+  if (isAbort(error, signal)) return timedOut(signal, modelId, progress) ?? error;
   let attempts: number | undefined;
   let last = error;
   if (RetryError.isInstance(error)) {
     attempts = error.errors.length;
     last = error.lastError;
-    if (isAbort(last, signal)) return last;
+    if (isAbort(last, signal)) return timedOut(signal, modelId, progress) ?? last;
   }
   if (APICallError.isInstance(last) && isSuccess(last.statusCode)) {
     // A 2xx whose body broke off midway (connection closed): "HTTP 200" would mislead.
@@ -318,6 +334,16 @@ function toModelError(error: unknown, modelId: string, signal: AbortSignal | und
       modelId,
       providerMessage: `the response broke off midway (${causeChain(last)})`,
       isRetryable: last.isRetryable,
+      attempts,
+      cause: error,
+    });
+  }
+  const network = describeNetworkFailure(last, progress);
+  if (network !== undefined) {
+    return new ModelCallError({
+      modelId,
+      providerMessage: network,
+      isRetryable: true,
       attempts,
       cause: error,
     });
@@ -333,6 +359,18 @@ function toModelError(error: unknown, modelId: string, signal: AbortSignal | und
     });
   }
   return new ModelCallError({ modelId, providerMessage: messageOf(last), attempts, cause: error });
+}
+
+/** The {@link ModelTimeoutError} for a call its caller's timeout cut, else `undefined`. */
+function timedOut(
+  signal: AbortSignal | undefined,
+  modelId: string,
+  progress: CallProgress | undefined,
+): ModelTimeoutError | undefined {
+  const reason: unknown = signal?.reason;
+  if (!signal?.aborted || !(reason instanceof Error) || reason.name !== 'TimeoutError') return undefined;
+  if (reason instanceof ModelTimeoutError) return reason;
+  return new ModelTimeoutError(modelId, describeStall(progress), { cause: reason });
 }
 
 function isSuccess(status: number | undefined): boolean {

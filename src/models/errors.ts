@@ -75,3 +75,23 @@ export class ModelCallError extends Error {
     this.providerMessage = options.providerMessage;
   }
 }
+
+/**
+ * A model call cut by its timeout (`modelTimeoutMs`, `--model-timeout`). Named `TimeoutError` like the
+ * abort reason it replaces, so code that checks the name keeps working. The message says how far the
+ * call got: `Model call to <id> timed out: no response headers within 120 s`, or `...: the stream
+ * stalled for 95 s (1204 bytes received, the last after 25 s)`.
+ */
+export class ModelTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  /** The model's id. */
+  readonly modelId: string;
+  /** How far the call got, e.g. `no response headers within 120 s`. */
+  readonly what: string;
+
+  constructor(modelId: string, what: string, options?: { cause?: unknown }) {
+    super(`Model call to ${modelId} timed out: ${what}`, options);
+    this.modelId = modelId;
+    this.what = what;
+  }
+}

@@ -8,6 +8,7 @@
 
 import { type Env, nonEmpty } from '../util/env.js';
 import type { AiSdkLanguageModel } from './ai-sdk.js';
+import { trackingFetch } from './call-progress.js';
 import { ModelConfigError } from './errors.js';
 import type { ModelSpec, ResolveModelOptions } from './spec.js';
 import type { Model } from './types.js';
@@ -61,21 +62,33 @@ export async function resolveHostedModel(
       const apiKey = requireKey(env, API_KEY_VARIABLES.openai, id);
       const baseURL = nonEmpty(env.OPENAI_BASE_URL);
       const { createOpenAI } = await importProvider('openai', () => import('@ai-sdk/openai'));
-      const provider = createOpenAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      const provider = createOpenAI({
+        apiKey,
+        fetch: trackingFetch,
+        ...(baseURL === undefined ? {} : { baseURL }),
+      });
       return wrap(provider.chat(parsed.modelId));
     }
     case 'anthropic': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.anthropic, id);
       const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
       const { createAnthropic } = await importProvider('anthropic', () => import('@ai-sdk/anthropic'));
-      const provider = createAnthropic({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      const provider = createAnthropic({
+        apiKey,
+        fetch: trackingFetch,
+        ...(baseURL === undefined ? {} : { baseURL }),
+      });
       return wrap(provider.languageModel(parsed.modelId));
     }
     case 'google': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.google, id);
       const baseURL = nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL);
       const { createGoogleGenerativeAI } = await importProvider('google', () => import('@ai-sdk/google'));
-      const provider = createGoogleGenerativeAI({ apiKey, ...(baseURL === undefined ? {} : { baseURL }) });
+      const provider = createGoogleGenerativeAI({
+        apiKey,
+        fetch: trackingFetch,
+        ...(baseURL === undefined ? {} : { baseURL }),
+      });
       return wrap(provider.languageModel(parsed.modelId));
     }
     case 'ollama':
@@ -144,6 +157,7 @@ async function compatibleModel(name: string, baseURL: string, modelId: string, a
     name,
     baseURL,
     includeUsage: true,
+    fetch: trackingFetch,
     ...(apiKey === undefined ? {} : { apiKey }),
   });
   return provider.chatModel(modelId);

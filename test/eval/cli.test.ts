@@ -56,6 +56,35 @@ describe('taoloop eval', () => {
     }
   });
 
+  test('--model-timeout (and TAOLOOP_MODEL_TIMEOUT) bounds each model call and says what happened', async () => {
+    const server = await startFakeOpenAI({ replies: ['Answer: x', 'Answer: x'], responseDelayMs: 20_000 });
+    try {
+      for (const how of ['flag', 'env'] as const) {
+        const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-timeout-'));
+        const args = [
+          ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'cot'],
+          ...['--prompts', fixture('eval-prompts.json'), '--limit', '1', '--out', out],
+          ...['--model', `openai-compatible:${server.baseURL}#slow`],
+        ];
+        const started = performance.now();
+        const result =
+          how === 'flag'
+            ? await taoloop([...args, '--model-timeout', '300ms'])
+            : await taoloop(args, { ...cleanEnv(), TAOLOOP_MODEL_TIMEOUT: '300ms' });
+        assert.ok(performance.now() - started < 15_000, "not the HTTP client's 300 s");
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(
+          result.stderr,
+          /1 of 1 results ended in a model error, e\.g\.: Model call to \S+ timed out: no response headers within \d+\.\d s \(model timeout: 0\.3 s\)/,
+          how,
+        );
+        assert.doesNotMatch(result.stderr, /Cannot connect/i);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   test('runs strategies against a local server and writes results, report and chart', async () => {
     const answers = oracleAnswers(fixture('eval-qa.jsonl'));
     const server = await startFakeOpenAI({

@@ -12,7 +12,7 @@ import type { EvalRun } from '../../eval/index.js';
 import type { Model } from '../../models/types.js';
 import type { Tool } from '../../tools/types.js';
 import { EXIT, UsageError } from '../errors.js';
-import { positiveInt } from '../options.js';
+import { DEFAULT_MODEL_TIMEOUT_MS, durationMs, positiveInt } from '../options.js';
 
 /** Options of `taoloop eval`, as commander parses them. */
 export interface EvalCommandOptions {
@@ -29,6 +29,8 @@ export interface EvalCommandOptions {
   wikiCorpus?: string;
   replayTrajectories?: string;
   restate?: string;
+  /** Limit for one model call, in ms (`--model-timeout`, `TAOLOOP_MODEL_TIMEOUT`). */
+  modelTimeout: number;
 }
 
 /** Whole numbers ≥ 1 in plain digits, as everywhere in the CLI. */
@@ -62,6 +64,15 @@ export function registerEvalCommand(program: Command, setExit: (code: number) =>
     .option(
       '--wiki-corpus <file>',
       'JSONL of {title, text} pages for the Wikipedia tools instead of the live API',
+    )
+    .addOption(
+      new Option(
+        '--model-timeout <duration>',
+        'fail an item when one model call gets no complete answer within this long: 90s, 2m, 500ms, or a number of seconds (Restate workers take their own)',
+      )
+        .default(DEFAULT_MODEL_TIMEOUT_MS, '2m')
+        .argParser(durationMs)
+        .env('TAOLOOP_MODEL_TIMEOUT'),
     )
     .option(
       '--restate <ingress-url>',
@@ -133,6 +144,7 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
         concurrency: options.concurrency,
         samples: options.samples,
         maxSteps: options.maxSteps,
+        modelTimeoutMs: options.modelTimeout,
         signal: controller.signal,
         onProgress: (progress) => progressBar.update(progress),
         ...(options.limit !== undefined && { limit: options.limit }),

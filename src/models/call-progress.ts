@@ -1,0 +1,162 @@
+/**
+ * What a model call's HTTP exchange had got to when it failed, so a timeout or a dropped connection is
+ * reported as what happened ("no response headers within 120 s", "the stream stalled for 45 s") rather
+ * than as a guess.
+ *
+ * The providers built from a model spec use {@link trackingFetch}; the adapter registers a
+ * {@link CallProgress} for the abort signal it hands the AI SDK (which passes it to `fetch` unchanged
+ * when it adds no timeout of its own), and reads it back when the call fails. A model built elsewhere has
+ * no progress: its messages fall back to the elapsed time alone.
+ *
+ * @module
+ */
+
+/** Times (from `performance.now()`, ms) of one model call's HTTP exchange. */
+export interface CallProgress {
+  /** When the call started. */
+  startedAt: number;
+  /** When the last HTTP attempt was sent. */
+  attemptAt?: number;
+  /** When the last attempt's response headers arrived. */
+  headersAt?: number;
+  /** When the last chunk of the response body arrived. */
+  lastDataAt?: number;
+  /** Body bytes received in the last attempt. */
+  bytes: number;
+  /** When the call's signal was aborted (a timeout is described as of then, not as of when it surfaced). */
+  abortedAt?: number;
+}
+
+const progressBySignal = new WeakMap<AbortSignal, CallProgress>();
+
+/** Starts tracking the call whose requests carry `signal`. */
+export function trackCall(signal: AbortSignal | undefined): CallProgress {
+  const progress: CallProgress = { startedAt: performance.now(), bytes: 0 };
+  if (signal) {
+    progressBySignal.set(signal, progress);
+    signal.addEventListener('abort', () => (progress.abortedAt = performance.now()), { once: true });
+  }
+  return progress;
+}
+
+/**
+ * `fetch` that records, for a tracked call, when each attempt was sent, when its headers came and when
+ * its body last moved. Behaves exactly like `globalThis.fetch` otherwise.
+ */
+export const trackingFetch: typeof fetch = async (input, init) => {
+  const progress = init?.signal ? progressBySignal.get(init.signal) : undefined;
+  if (!progress) return fetch(input, init);
+  progress.attemptAt = performance.now();
+  delete progress.headersAt;
+  delete progress.lastDataAt;
+  progress.bytes = 0;
+  const response = await fetch(input, init);
+  progress.headersAt = performance.now();
+  if (!response.body) return response;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        progress.lastDataAt = performance.now();
+        progress.bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
+/** Seconds for a message: `0.4 s`, `12 s`. */
+export function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * What a call cut by a timeout had got to, as the end of a sentence: `no response headers within 120 s`,
+ * `the stream stalled for 95 s (1204 bytes received, the last after 25 s)`, `no complete answer within
+ * 120 s: still receiving (20480 bytes so far)`, or, without progress, `no complete answer in time`.
+ */
+export function describeStall(
+  progress: CallProgress | undefined,
+  now = progress?.abortedAt ?? performance.now(),
+): string {
+  if (!progress) return 'no complete answer in time';
+  const total = seconds(now - progress.startedAt);
+  if (progress.attemptAt === undefined) return `no complete answer within ${total}`;
+  if (progress.headersAt === undefined)
+    return `no response headers within ${seconds(now - progress.attemptAt)}`;
+  const lastMove = progress.lastDataAt ?? progress.headersAt;
+  const silentMs = now - lastMove;
+  // Data that still flows is a slow or endless answer, not a stall.
+  if (silentMs < 1000 && silentMs < (now - progress.attemptAt) / 2) {
+    return `no complete answer within ${total}: still receiving (${progress.bytes} bytes so far)`;
+  }
+  const received =
+    progress.bytes === 0
+      ? 'headers received, no body'
+      : `${progress.bytes} bytes received, the last after ${seconds(lastMove - progress.attemptAt)}`;
+  return `the stream stalled for ${seconds(silentMs)} (${received})`;
+}
+
+/** An error's `code` and those of its causes (undici puts the socket error's code on a cause). */
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let at = error; at instanceof Error && codes.length < 6; at = at.cause) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  return codes;
+}
+
+/**
+ * What a network failure (no HTTP status) was, worded from the error codes of Node's fetch and the call's
+ * progress: `no response headers within 300 s (the HTTP client's header timeout)`, `the stream stalled
+ * for 300 s (...)`, `cannot connect: connection refused by 127.0.0.1:9`, `the server closed the
+ * connection before sending response headers`. `undefined` when the codes name nothing known.
+ */
+export function describeNetworkFailure(
+  error: unknown,
+  progress: CallProgress | undefined,
+  now = performance.now(),
+): string | undefined {
+  const codes = codesOf(error);
+  const since = (at: number | undefined) => seconds(now - (at ?? progress?.startedAt ?? now));
+  for (const code of codes) {
+    switch (code) {
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return `no response headers within ${since(progress?.attemptAt)} (the HTTP client's header timeout)`;
+      case 'UND_ERR_BODY_TIMEOUT':
+        return `${describeStall(progress, now)} (the HTTP client's body timeout)`;
+      case 'ECONNREFUSED':
+        return `cannot connect: connection refused${addressOf(error)}`;
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return `cannot connect: the host name was not found${addressOf(error)}`;
+      case 'ETIMEDOUT':
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return `cannot connect: no TCP connection within the connect timeout${addressOf(error)}`;
+      case 'ECONNRESET':
+      case 'UND_ERR_SOCKET':
+      case 'EPIPE':
+        return progress?.headersAt === undefined
+          ? 'the server closed the connection before sending response headers'
+          : `the server closed the connection mid-response (${progress.bytes} bytes received)`;
+      default:
+        break;
+    }
+  }
+  return undefined;
+}
+
+/** ` (127.0.0.1:9)` or ` (api.example.com)` from a socket error somewhere in the cause chain. */
+function addressOf(error: unknown): string {
+  for (let at = error; at instanceof Error; at = at.cause) {
+    const { address, port, hostname } = at as { address?: unknown; port?: unknown; hostname?: unknown };
+    if (typeof address === 'string') return ` (${address}${typeof port === 'number' ? `:${port}` : ''})`;
+    if (typeof hostname === 'string') return ` (${hostname})`;
+  }
+  return '';
+}

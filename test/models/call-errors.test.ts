@@ -1,0 +1,88 @@
+/**
+ * Model call failures are named for what happened on the wire (no headers, a stalled stream, a refused
+ * or closed connection), never the AI SDK's guess "Cannot connect to API".
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { runAgent } from '../../src/agent/loop.js';
+import { describeStall } from '../../src/models/call-progress.js';
+import { resolveModelSpec } from '../../src/models/spec.js';
+
+const modelAt = (baseURL: string) =>
+  resolveModelSpec(`openai-compatible:${baseURL}#m`, {}, { maxRetries: 0 });
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+}
+
+test('a refused connection says so, with the address, not "Cannot connect to API"', async () => {
+  const server = createServer();
+  const baseURL = await listen(server);
+  await new Promise((resolve) => server.close(resolve));
+  for (const streaming of [false, true]) {
+    const result = await runAgent({ model: await modelAt(baseURL), question: 'q', tools: [], streaming });
+    assert.equal(result.status, 'error');
+    assert.match(result.error ?? '', /cannot connect: connection refused \(127\.0\.0\.1:\d+\)/);
+    assert.doesNotMatch(result.error ?? '', /Cannot connect to API/);
+  }
+});
+
+test('a server that closes the connection before answering is named as such', async () => {
+  const server = createServer((req) => req.socket.destroy());
+  const baseURL = await listen(server);
+  try {
+    for (const streaming of [false, true]) {
+      const result = await runAgent({ model: await modelAt(baseURL), question: 'q', tools: [], streaming });
+      assert.equal(result.status, 'error');
+      assert.match(
+        result.error ?? '',
+        /failed: the server closed the connection before sending response headers$/,
+      );
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('a server that accepted the request but sends no headers is "no response headers within N s"', async () => {
+  const server = createServer(() => {});
+  const baseURL = await listen(server);
+  try {
+    const result = await runAgent({
+      model: await modelAt(baseURL),
+      question: 'q',
+      tools: [],
+      modelTimeoutMs: 400,
+    });
+    assert.match(
+      result.error ?? '',
+      /^The model call failed: no response headers within 0\.\d s \(modelTimeoutMs: 400 ms\)\.$/,
+    );
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('describeStall tells silence from a slow answer that still flows', () => {
+  const base = { startedAt: 0, attemptAt: 0, bytes: 0 };
+  assert.equal(describeStall(undefined, 5000), 'no complete answer in time');
+  assert.equal(describeStall({ startedAt: 0, bytes: 0 }, 5000), 'no complete answer within 5.0 s');
+  assert.equal(describeStall(base, 120_000), 'no response headers within 120 s');
+  assert.equal(
+    describeStall({ ...base, headersAt: 100, lastDataAt: 25_000, bytes: 1204 }, 120_000),
+    'the stream stalled for 95 s (1204 bytes received, the last after 25 s)',
+  );
+  assert.equal(
+    describeStall({ ...base, headersAt: 100, bytes: 0 }, 120_000),
+    'the stream stalled for 120 s (headers received, no body)',
+  );
+  assert.equal(
+    describeStall({ ...base, headersAt: 100, lastDataAt: 119_990, bytes: 20_480 }, 120_000),
+    'no complete answer within 120 s: still receiving (20480 bytes so far)',
+  );
+});

@@ -34,20 +34,27 @@ function discover(): string[] {
     .sort();
 }
 
-/** `npm ci --prefix bench` when bench/node_modules is missing or older than bench/package-lock.json. */
-function ensureDependencies(): void {
-  const installed = join(benchDir, 'node_modules', '.package-lock.json');
-  const lock = join(benchDir, 'package-lock.json');
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
-  process.stderr.write('bench: installing bench dependencies (npm ci --prefix bench)\n');
-  const result = spawnSync('npm', ['ci', '--prefix', benchDir, '--no-audit', '--no-fund'], {
-    cwd: repoRoot,
-    stdio: ['ignore', 2, 2],
-  });
-  if (result.status !== 0) {
-    throw new Error(
-      `npm ci --prefix bench failed (${result.error?.message ?? `exit code ${result.status}`})`,
-    );
+/**
+ * `npm ci --prefix <dir>` for bench/ and each bench folder with a lockfile of its own (peers that cannot
+ * share bench/'s node_modules), when its node_modules is missing or older than its package-lock.json.
+ */
+function ensureDependencies(names: readonly string[]): void {
+  for (const dir of [benchDir, ...names.map((name) => join(benchDir, name))]) {
+    const lock = join(dir, 'package-lock.json');
+    if (!existsSync(lock)) continue;
+    const installed = join(dir, 'node_modules', '.package-lock.json');
+    if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) continue;
+    const where = dir === benchDir ? 'bench' : `bench/${dir.slice(benchDir.length + 1)}`;
+    process.stderr.write(`bench: installing dependencies (npm ci --prefix ${where})\n`);
+    const result = spawnSync('npm', ['ci', '--prefix', dir, '--no-audit', '--no-fund'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 2, 2],
+    });
+    if (result.status !== 0) {
+      throw new Error(
+        `npm ci --prefix ${where} failed (${result.error?.message ?? `exit code ${result.status}`})`,
+      );
+    }
   }
 }
 
@@ -151,7 +158,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const names = wanted.length > 0 ? wanted : available;
-  ensureDependencies();
+  ensureDependencies(names);
   const outcomes: Outcome[] = [];
   for (const name of names) {
     process.stderr.write(`\n=== bench ${name} ===\n`);

@@ -47,7 +47,11 @@ export interface FakeAnthropicOptions {
   ignoreStop?: boolean;
   /** Answer the first `count` requests with HTTP `status` (e.g. 529 `overloaded_error`). */
   failFirst?: { status: number; count: number; message?: string };
-  usage?: FakeAnthropicUsage;
+  /**
+   * Usage to report, or a function of the request and the reply's output (its text, then each tool call's
+   * name and arguments: a server that bills).
+   */
+  usage?: FakeAnthropicUsage | ((request: AnthropicRequestBody, text: string) => FakeAnthropicUsage);
   /** Characters per `text_delta` / `input_json_delta`. @default 5 */
   chunkSize?: number;
 }
@@ -120,7 +124,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       })),
     ];
     const stopReason = reply.toolCalls.length ? 'tool_use' : stopSequence ? 'stop_sequence' : 'end_turn';
-    const usage = usageJson(options.usage ?? {}, body, text);
+    const output = text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
+    const usageOption = typeof options.usage === 'function' ? options.usage(body, output) : options.usage;
+    const usage = usageJson(usageOption ?? {}, body, text);
     const message = { stopReason, stopSequence: stopSequence ?? null, usage };
     if (body.stream === true) sendStream(res, body, blocks, message, options.chunkSize ?? 5);
     else sendJson(res, 200, messageJson(body, blocks, message));
@@ -170,9 +176,12 @@ function blockJson(block: Block): Record<string, unknown> {
     : { type: 'tool_use', id: block.id, name: block.name, input: JSON.parse(block.input ?? '{}') };
 }
 
+/** Messages answered so far by any fake server: each gets its own id, as Anthropic's do (clients key on them). */
+let messagesAnswered = 0;
+
 function messageJson(body: AnthropicRequestBody, blocks: Block[], end: MessageEnd): Record<string, unknown> {
   return {
-    id: 'msg_fake',
+    id: `msg_fake_${++messagesAnswered}`,
     type: 'message',
     role: 'assistant',
     model: body.model,

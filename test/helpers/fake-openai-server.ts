@@ -76,8 +76,12 @@ export interface FakeOpenAIOptions {
    * until the client disconnects, as a server that ignores `stop` and never finishes.
    */
   keepWriting?: string;
-  /** Usage to report; `false` reports none. @default estimated counts, no cached tokens */
-  usage?: FakeUsage | false;
+  /**
+   * Usage to report, or a function of the request and the reply's output (its text, then each tool call's
+   * name and arguments: a server that bills); `false` reports none. @default estimated counts, no cached
+   * tokens
+   */
+  usage?: FakeUsage | false | ((request: ParsedRequestBody, text: string) => FakeUsage);
   /**
    * Answer any request that carries `stop` with HTTP 400 "Unsupported parameter: 'stop' ...", as OpenAI's
    * reasoning models do. @default false
@@ -169,13 +173,15 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
       function: { name: call.name, arguments: call.arguments },
     }));
     const finishReason = toolCalls.length ? 'tool_calls' : 'stop';
-    const usage = options.usage === false ? undefined : usageJson(options.usage ?? {}, body, text);
+    const output = text + reply.toolCalls.map((call) => call.name + call.arguments).join('');
+    const usageOption = typeof options.usage === 'function' ? options.usage(body, output) : options.usage;
+    const usage = usageOption === false ? undefined : usageJson(usageOption ?? {}, body, text);
     if (body.stream === true) {
       const complete = await sendStream(res, body, { text, toolCalls, finishReason }, usage, options);
       if (!complete) abandonedStreams += 1;
     } else {
       sendJson(res, 200, {
-        id: 'chatcmpl-fake',
+        id: `chatcmpl-fake-${++completionsAnswered}`,
         object: 'chat.completion',
         created: 0,
         model: body.model,
@@ -250,6 +256,9 @@ function usageJson(usage: FakeUsage, body: ParsedRequestBody, text: string): Rec
   };
 }
 
+/** Completions answered so far by any fake server: each gets its own id, as OpenAI's do (clients key on them). */
+let completionsAnswered = 0;
+
 async function sendStream(
   res: ServerResponse,
   body: ParsedRequestBody,
@@ -262,7 +271,12 @@ async function sendStream(
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
-  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 0, model: body.model };
+  const base = {
+    id: `chatcmpl-fake-${++completionsAnswered}`,
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: body.model,
+  };
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ ...base, choices, ...extra });
   const size = Math.max(1, options.chunkSize ?? 4);
   const events: unknown[] = [

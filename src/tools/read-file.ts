@@ -6,7 +6,13 @@
 
 import path from 'node:path';
 import { ToolConfigError } from './router.js';
-import { openRegularFile, PathRefusedError, resolveRoot, resolveSafePath } from './safe-path.js';
+import {
+  checkSecretName,
+  openRegularFile,
+  PathRefusedError,
+  resolveRoot,
+  resolveSafePath,
+} from './safe-path.js';
 import type { Tool, ToolContext } from './types.js';
 
 /** Extensions `read_file` reads unless told otherwise (compared case-insensitively). */
@@ -44,6 +50,11 @@ export interface ReadFileToolOptions {
   maxOutputChars?: number;
   /** Allow paths with segments starting with `.` (`.github/ci.yml`). @default false */
   allowHidden?: boolean;
+  /**
+   * File name patterns (`*` is the only wildcard, case-insensitive) read even though they look like
+   * secrets (see `SECRET_NAME_PATTERNS`), e.g. `['secrets.md']`. @default [] (every secret-looking name is refused)
+   */
+  allowNames?: readonly string[];
 }
 
 /**
@@ -51,8 +62,10 @@ export interface ReadFileToolOptions {
  *
  * Every path goes through {@link resolveSafePath} (no absolute paths, `~`, URLs, backslashes, encoded
  * separators, hidden segments or control characters; `..` and symlinks only while they stay inside the
- * root) and {@link openRegularFile} (regular files only, checked on the open descriptor). Only
- * configured extensions are read. At most `maxOutputChars * 4` bytes are read, so a huge file costs
+ * root) and {@link openRegularFile} (regular files only; the open descriptor's real path must be the
+ * checked path, so a folder swapped for a symlink mid-read is refused). Only configured extensions are
+ * read, and names that look like secrets (`id_rsa.txt`, `secrets.json`, `*.pem`, `*.key`, `.env.*`,
+ * `credentials*`) are refused unless `allowNames` matches them. At most `maxOutputChars * 4` bytes are read, so a huge file costs
  * little; files with a NUL byte in the first 8 KB or invalid UTF-8 are refused as binary. Errors are
  * thrown with messages that name the path as given and never an absolute host path.
  *
@@ -72,6 +85,7 @@ export function createReadFileTool(options: ReadFileToolOptions): ReadFileTool {
   const extensions = new Set((options.extensions ?? DEFAULT_READ_EXTENSIONS).map((e) => e.toLowerCase()));
   const listed = [...extensions].join(' ');
   const safeOptions = { allowHidden: options.allowHidden ?? false };
+  const allowNames = options.allowNames ?? [];
   return {
     name: 'read_file',
     description: `Reads a text file (${listed}) under the project folder. Input: its path relative to that folder.`,
@@ -91,6 +105,7 @@ export function createReadFileTool(options: ReadFileToolOptions): ReadFileTool {
           );
         }
       }
+      for (const name of [trimmed, safe.relativePath]) checkSecretName(name, allowNames);
       return readTextFile(rootReal, safe.relativePath, safe.realPath, maxOutputChars);
     },
   };

@@ -5,9 +5,10 @@
  * @module
  */
 
-import { mkdir, symlink } from 'node:fs/promises';
+import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolConfigError } from './router.js';
+import { CopyTooLargeError, ProjectChangedError } from './safe-copy.js';
 import {
   openRegularFile,
   PathRefusedError,
@@ -18,11 +19,16 @@ import {
 import {
   bindsForExecutable,
   bwrapArgs,
+  DEFAULT_SANDBOX_LIMITS,
   findExecutable,
   makeThrowawayCopy,
   type ProcessGroupResult,
   probeBwrap,
+  runningAsRoot,
   runProcessGroup,
+  type SandboxHelpers,
+  type SandboxLimits,
+  sandboxUserId,
   type ThrowawayCopy,
 } from './sandbox.js';
 import type { Tool, ToolContext } from './types.js';
@@ -73,6 +79,11 @@ export interface RunTestsToolOptions {
   bwrapPath?: string;
   /** Allow test paths with segments starting with `.`. @default false */
   allowHidden?: boolean;
+  /**
+   * Resource limits inside the sandbox; unset fields keep their default. Not applied to unsandboxed runs.
+   * @default DEFAULT_SANDBOX_LIMITS: 256 processes, 1 GiB of memory per process, 128 MiB per file, 512 MiB tmpfs for the project and for /tmp
+   */
+  limits?: Partial<SandboxLimits>;
 }
 
 /**
@@ -83,9 +94,12 @@ export interface RunTestsToolOptions {
  * pattern. Each run copies the root to a new temporary folder (symlinks kept, FIFOs and sockets left out,
  * `node_modules` and `.git` not copied but bound read-only) and runs the runner under bubblewrap with the
  * copy mounted read-write at the root's own path: no network (a fresh network namespace, loopback
- * included), no other host files but `/usr` and the loader's `/etc` files, an empty `/tmp`, and an
- * environment of its own (no API keys). Writes by the test land in the copy, which is deleted after the
- * run. On timeout or abort, the sandbox and every process in it are killed.
+ * included), no other host files but `/usr` and the loader's `/etc` files, a read-only `/proc`, an empty
+ * `/tmp`, and an environment of its own (no API keys). Writes by the test land in a size-limited tmpfs
+ * holding the copy, which is gone after the run. The test runs under `limits` (processes, memory per
+ * process, file size, disk) and, when taoloop runs as root, as a fresh unprivileged user (so it cannot
+ * write kernel settings, and the process limit applies). The copy never follows a symlink (see
+ * `copyTree`). On timeout or abort, the sandbox and every process in it are killed.
  *
  * Without a working `bwrap` the tool refuses to run, unless `allowUnsandboxed`; then it runs the
  * runner in the copy as its own process group, and the output starts with `[unsandboxed]`.
@@ -100,6 +114,7 @@ export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
   const maxOutputChars = positive(options.maxOutputChars ?? DEFAULT_TEST_MAX_OUTPUT_CHARS, 'maxOutputChars');
   const patterns = options.patterns ?? DEFAULT_TEST_PATTERNS;
   const safeOptions = { allowHidden: options.allowHidden ?? false };
+  const limits = sandboxLimits(options.limits);
   return {
     name: 'run_tests',
     description: `Runs one test file (${patterns.join(', ')}) of the project in a sandbox and shows the exit code and the end of the output. Input: its path relative to the project folder.`,
@@ -117,15 +132,34 @@ export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
         throw new PathRefusedError(`No test runner is configured for "${name}": run a .py, .js or .ts test.`);
       }
       const mode = await chooseMode(options);
-      const copy = await makeThrowawayCopy(rootReal).catch((error: NodeJS.ErrnoException) => {
-        // fs messages name absolute host paths; the model only needs to know that nothing ran.
-        throw new Error(
-          `Could not copy the project for the test run (${error.code ?? 'error'}); no test was run.`,
-        );
-      });
+      const user = mode.kind === 'bwrap' && runningAsRoot() ? sandboxUserId() : undefined;
+      const owner = user === undefined ? undefined : { uid: user, gid: user };
+      const maxBytes = mode.kind === 'bwrap' ? limits.maxDiskBytes : Number.POSITIVE_INFINITY;
+      const copy = await makeThrowawayCopy(rootReal, maxBytes, owner).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error instanceof ProjectChangedError) throw error;
+          if (error instanceof CopyTooLargeError) {
+            throw new Error(`${error.message} No test was run; the caller can raise limits.maxDiskBytes.`);
+          }
+          // fs messages name absolute host paths; the model only needs to know that nothing ran.
+          throw new Error(
+            `Could not copy the project for the test run (${error.code ?? 'error'}); no test was run.`,
+          );
+        },
+      );
       try {
         const argv = [...runner, `./${relativePath}`];
-        const result = await runInMode(mode, rootReal, copy, argv, timeoutMs, maxOutputChars * 4, signal);
+        const run = {
+          rootReal,
+          copy,
+          argv,
+          timeoutMs,
+          maxTailBytes: maxOutputChars * 4,
+          signal,
+          limits,
+          owner,
+        };
+        const result = await runInMode(mode, run);
         if (result.aborted) throw new Error('run_tests was cancelled; the test processes were killed.');
         return formatResult(result, mode.kind === 'direct', timeoutMs, maxOutputChars);
       } finally {
@@ -162,13 +196,21 @@ async function resolveTestFile(
   return safe.relativePath;
 }
 
-type Mode = { kind: 'bwrap'; bwrapPath: string } | { kind: 'direct' };
+type Mode = { kind: 'bwrap'; bwrapPath: string; helpers: SandboxHelpers } | { kind: 'direct' };
 
 /** Decides between the sandbox and (only when allowed) a direct run. */
 async function chooseMode(options: RunTestsToolOptions): Promise<Mode> {
   const bwrapPath = await findExecutable(options.bwrapPath ?? 'bwrap');
-  const problem = bwrapPath ? await probeBwrap(bwrapPath) : 'bubblewrap (bwrap) is not installed';
-  if (bwrapPath && problem === undefined) return { kind: 'bwrap', bwrapPath };
+  const prlimit = await findExecutable('prlimit');
+  const setpriv = runningAsRoot() ? await findExecutable('setpriv') : undefined;
+  const problem = !bwrapPath
+    ? 'bubblewrap (bwrap) is not installed'
+    : !prlimit || (runningAsRoot() && !setpriv)
+      ? 'prlimit and setpriv (util-linux) are needed for its limits and are not installed'
+      : await probeBwrap(bwrapPath);
+  if (bwrapPath && prlimit && problem === undefined) {
+    return { kind: 'bwrap', bwrapPath, helpers: { prlimit, ...(setpriv ? { setpriv } : {}) } };
+  }
   if (options.allowUnsandboxed) return { kind: 'direct' };
   throw new Error(
     `run_tests needs a sandbox and ${bwrapPath ? `bubblewrap cannot create one here (${problem})` : problem}; ` +
@@ -176,17 +218,22 @@ async function chooseMode(options: RunTestsToolOptions): Promise<Mode> {
   );
 }
 
+/** One test run's settings, for {@link runInMode}. */
+interface RunSettings {
+  rootReal: string;
+  copy: ThrowawayCopy;
+  argv: readonly string[];
+  timeoutMs: number;
+  maxTailBytes: number;
+  signal: AbortSignal;
+  limits: SandboxLimits;
+  owner: { uid: number; gid: number } | undefined;
+}
+
 /** Runs `argv` in the copy, sandboxed or directly. */
-async function runInMode(
-  mode: Mode,
-  rootReal: string,
-  copy: ThrowawayCopy,
-  argv: readonly string[],
-  timeoutMs: number,
-  maxTailBytes: number,
-  signal: AbortSignal,
-): Promise<ProcessGroupResult> {
-  const [command, ...rest] = argv as [string, ...string[]];
+async function runInMode(mode: Mode, run: RunSettings): Promise<ProcessGroupResult> {
+  const { copy, rootReal } = run;
+  const [command, ...rest] = run.argv as [string, ...string[]];
   const executable = await findExecutable(command);
   if (!executable) throw new Error(`The test runner "${command}" is not installed; no test was run.`);
   const env = {
@@ -199,24 +246,30 @@ async function runInMode(
     NO_COLOR: '1',
     PYTHONDONTWRITEBYTECODE: '1',
   };
-  const common = { timeoutMs, signal, maxTailBytes };
+  const common = { timeoutMs: run.timeoutMs, signal: run.signal, maxTailBytes: run.maxTailBytes };
   if (mode.kind === 'direct') {
     for (const bind of copy.skipped) await symlink(bind.source, path.join(copy.copyRoot, bind.target));
     const direct = { ...env, HOME: copy.scratchDir, TMPDIR: copy.scratchDir, PATH: process.env.PATH ?? '' };
     return runProcessGroup({ ...common, command: executable, args: rest, cwd: copy.copyRoot, env: direct });
   }
-  const extraReadOnly = await bindsForExecutable(executable);
-  const readOnly = copy.skipped.map((b) => ({ source: b.source, target: path.join(rootReal, b.target) }));
-  for (const bind of copy.skipped) await mkdir(path.join(copy.copyRoot, bind.target), { recursive: true });
-  const layout = { copyRoot: copy.copyRoot, mountAt: rootReal, readOnly, extraReadOnly };
+  const layout = {
+    copyRoot: copy.copyRoot,
+    mountAt: rootReal,
+    readOnly: copy.skipped,
+    extraReadOnly: await bindsForExecutable(executable),
+    limits: run.limits,
+    helpers: mode.helpers,
+    ...(run.owner ? { sandboxUser: run.owner } : {}),
+  };
   const args = await bwrapArgs(layout, [executable, ...rest]);
   const sandboxPath = [path.dirname(executable), '/usr/local/bin', '/usr/bin', '/bin'].join(':');
   return runProcessGroup({
     ...common,
     command: mode.bwrapPath,
     args,
-    cwd: copy.copyRoot,
+    cwd: copy.scratchDir,
     env: { ...env, PATH: sandboxPath },
+    passFds: copy.skipped.map((folder) => folder.handle.fd),
   });
 }
 
@@ -244,6 +297,17 @@ function formatResult(
 function globToRegExp(pattern: string): RegExp {
   const escaped = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'));
   return new RegExp(`^${escaped.join('[^/]*')}$`);
+}
+
+/** {@link DEFAULT_SANDBOX_LIMITS} with the caller's fields, each a positive whole number. */
+function sandboxLimits(given: Partial<SandboxLimits> | undefined): SandboxLimits {
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...given };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new ToolConfigError(`run_tests limits.${name} must be a positive whole number, not ${value}.`);
+    }
+  }
+  return limits;
 }
 
 function positive(value: number, name: string): number {

@@ -108,6 +108,41 @@ export function checkPathText(input: string, options: SafePathOptions = {}): str
   return segments;
 }
 
+/**
+ * File names that look like secrets even with an allowed extension: SSH keys (`id_rsa.txt`), key and
+ * certificate stores (`*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`), dotenv files
+ * (`.env`, `.env.local`, `prod.env`), and names with the word `secret(s)`, `credential(s)`,
+ * `private key` or `api key` (`secrets.json`, `client_secret.json`, `credentials.yaml`). Case-insensitive.
+ */
+export const SECRET_NAME_PATTERNS: readonly RegExp[] = [
+  /^id_(rsa|dsa|ecdsa|ed25519)/i,
+  /\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx)$/i,
+  /^\.env(\.|$)|\.env$/i,
+  /(^|[^a-z])(secrets?|credentials?)([^a-z]|$)/i,
+  /(^|[^a-z])(private|api)[-_ .]?keys?([^a-z]|$)/i,
+];
+
+/**
+ * Refuses a file name that looks like a secret (see {@link SECRET_NAME_PATTERNS}) unless it matches one
+ * of `allowNames` (`*` matches any characters; compared case-insensitively).
+ *
+ * @throws {PathRefusedError}
+ */
+export function checkSecretName(relativePath: string, allowNames: readonly string[] = []): void {
+  const name = path.posix.basename(relativePath);
+  if (!SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name))) return;
+  if (allowNames.some((glob) => globMatches(glob, name))) return;
+  throw new PathRefusedError(
+    `${JSON.stringify(relativePath.slice(0, 80))} looks like a secret (keys, credentials, .env): refused. ` +
+      'The caller can allow such names with allowNames.',
+  );
+}
+
+function globMatches(glob: string, name: string): boolean {
+  const parts = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'));
+  return new RegExp(`^${parts.join('.*')}$`, 'i').test(name);
+}
+
 /** True when `candidate` is strictly inside `rootReal`. */
 export function isInside(rootReal: string, candidate: string): boolean {
   return candidate.startsWith(rootReal + path.sep);
@@ -160,7 +195,9 @@ export async function resolveSafePath(
 /**
  * Opens a resolved path for reading without following a final symlink or blocking on a FIFO, then
  * checks (on the open descriptor, so a file swapped in after {@link resolveSafePath} cannot slip through)
- * that it is a regular file and, where `/proc/self/fd` exists, that it still lies inside the root.
+ * that it is a regular file and, where `/proc/self/fd` exists, that the descriptor's real path is exactly
+ * the checked `safe.realPath` (so every check made on that path, hidden folders included, holds for
+ * what is read).
  *
  * @returns the open handle and its size in bytes; the caller closes the handle.
  * @throws {PathRefusedError} for a directory, device, FIFO, socket, or a file that moved outside.
@@ -188,9 +225,11 @@ export async function openRegularFile(
     if (!info.isFile()) {
       throw new PathRefusedError(`${shown} is not a regular file (device, FIFO or socket): refused.`);
     }
+    // What was opened must be exactly what was checked: a folder on the way swapped for a symlink
+    // (to a hidden folder, or outside) after resolveSafePath would otherwise slip through.
     const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
-    if (opened !== undefined && !isInside(rootReal, opened)) {
-      throw new PathRefusedError(`${shown} moved outside the root while being opened: refused.`);
+    if (opened !== undefined && (opened !== safe.realPath || !isInside(rootReal, opened))) {
+      throw new PathRefusedError(`${shown} changed while being opened: refused.`);
     }
     return { handle, size: info.size };
   } catch (error) {

@@ -1,15 +1,25 @@
 /**
  * Running a subprocess the model chose: a bubblewrap (`bwrap`) sandbox over a throwaway copy of the
- * project, and a process-group runner that kills everything the process started.
+ * project, with limits on processes, memory, file size and disk, run as an unprivileged user when
+ * taoloop itself runs as root.
  *
  * @module
  */
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, cp, lstat, mkdir, mkdtemp, readlink, realpath, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, mkdtemp, readlink, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { copyTree, type SkippedFolder } from './safe-copy.js';
+
+export {
+  killProcessGroup,
+  type ProcessGroupOptions,
+  type ProcessGroupResult,
+  runProcessGroup,
+} from './process-group.js';
 
 /** Folders that are bound read-only into the copy instead of copied: big, and tests only read them. */
 export const READ_ONLY_DIR_NAMES: readonly string[] = ['node_modules', '.git'];
@@ -99,46 +109,137 @@ export function probeBwrap(bwrapPath: string): Promise<string | undefined> {
   return probe;
 }
 
-/** Namespace, capability and read-only system mounts shared by every sandbox. */
+/** True when taoloop runs as root: the sandbox then switches to an unprivileged user of its own. */
+export function runningAsRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+/**
+ * Namespace and read-only system mounts shared by every sandbox. As root, no user namespace is made
+ * (bwrap would map root to root, and root ignores the process limit): the command is started through
+ * `setpriv` as an unprivileged user instead (see {@link bwrapArgs}).
+ */
 async function systemArgs(): Promise<string[]> {
-  const args = ['--unshare-all', '--die-with-parent', '--new-session'];
-  // Root keeps its capabilities inside bwrap unless told otherwise; other users have none to drop.
-  if (process.getuid?.() === 0) args.push('--cap-drop', 'ALL');
+  const args = runningAsRoot()
+    ? ['--unshare-ipc', '--unshare-pid', '--unshare-net', '--unshare-uts', '--unshare-cgroup-try']
+    : ['--unshare-all'];
+  args.push('--die-with-parent', '--new-session');
   for (const dir of SYSTEM_DIRS) {
     const info = await lstat(dir).catch(() => undefined);
     if (info?.isSymbolicLink()) args.push('--symlink', await readlink(dir), dir);
     else if (info?.isDirectory()) args.push('--ro-bind', dir, dir);
   }
+  // Folders bwrap makes itself are 0700: the sandbox user must be able to enter /etc.
+  args.push('--perms', '0755', '--dir', '/etc');
   for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // All of /proc read-only: no kernel setting (/proc/sys), trigger or per-process knob can be written.
+  args.push('--proc', '/proc', '--remount-ro', '/proc', '--dev', '/dev');
   return args;
+}
+
+/** Resource limits of one sandboxed run (see {@link DEFAULT_SANDBOX_LIMITS}). */
+export interface SandboxLimits {
+  /** Most processes (and threads) the test may have at once (`RLIMIT_NPROC`). */
+  maxProcesses: number;
+  /** Most heap and other writable memory per process, in bytes (`RLIMIT_DATA`). */
+  maxMemoryBytes: number;
+  /** Largest file a process may write, in bytes (`RLIMIT_FSIZE`). */
+  maxFileBytes: number;
+  /** Size of each writable file system, in bytes: the project copy and `/tmp` are tmpfs of this size. */
+  maxDiskBytes: number;
+}
+
+/** The limits used unless a caller sets others. */
+export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  maxProcesses: 256,
+  maxMemoryBytes: 1024 ** 3,
+  maxFileBytes: 128 * 1024 ** 2,
+  maxDiskBytes: 512 * 1024 ** 2,
+});
+
+/** Helpers the sandbox runs inside itself, found on the host `PATH` (util-linux). */
+export interface SandboxHelpers {
+  /** `prlimit`, which sets the limits. */
+  prlimit: string;
+  /** `setpriv`, which switches to the sandbox user; needed only when running as root. */
+  setpriv?: string;
 }
 
 /** What {@link bwrapArgs} mounts besides the system folders. */
 export interface SandboxLayout {
-  /** Host folder mounted read-write at `mountAt`: the throwaway copy. */
+  /** Host folder with the throwaway copy; bound read-only and copied into the project's tmpfs inside. */
   copyRoot: string;
   /** Where the project appears inside the sandbox: the real root's own path, so absolute paths still work. */
   mountAt: string;
-  /** Folders bound read-only into the copy (see {@link READ_ONLY_DIR_NAMES}). */
-  readOnly: readonly ReadOnlyBind[];
+  /** Folders bound read-only into the project, by the descriptor passed as fd `3 + index`. */
+  readOnly: readonly { target: string }[];
   /** Further host folders visible read-only at their own path (the runner's install prefix). */
   extraReadOnly: readonly string[];
+  limits: SandboxLimits;
+  helpers: SandboxHelpers;
+  /** The unprivileged user and group the command runs as when taoloop runs as root. */
+  sandboxUser?: { uid: number; gid: number };
 }
 
+/** Where the host copy is seen inside the sandbox before it is copied into the project's tmpfs. */
+const STAGING = '/run/taoloop-project';
+
 /**
- * The bwrap argument list that runs `argv` in `layout`: every namespace unshared (no network: even
- * loopback is a fresh, empty one), no capabilities, `/usr` and the loader's `/etc` files read-only, a
- * fresh `/proc`, minimal `/dev` and empty `/tmp`, the copy read-write at the project's path, a new
- * session (no terminal injection) and death with the parent (killing bwrap ends everything inside).
+ * The bwrap argument list that runs `argv` in `layout`: its own IPC, PID, network (even loopback is a
+ * fresh, empty one) and UTS namespaces, a new session (no terminal injection), death with the parent,
+ * `/usr` and the loader's `/etc` files read-only, a read-only `/proc`, minimal `/dev`, and two
+ * size-limited tmpfs: `/tmp` and the project at its own path, filled from the copy before the command
+ * starts. The command runs under `prlimit` (processes, memory, file size, no core dumps) and, when
+ * taoloop runs as root, as `sandboxUser` through `setpriv` (no capabilities, `no_new_privs`).
  */
 export async function bwrapArgs(layout: SandboxLayout, argv: readonly string[]): Promise<string[]> {
+  const { limits, helpers, mountAt } = layout;
   const args = await systemArgs();
-  for (const dir of layout.extraReadOnly) args.push('--ro-bind', dir, dir);
-  args.push('--bind', layout.copyRoot, layout.mountAt);
-  for (const bind of layout.readOnly) args.push('--ro-bind', bind.source, bind.target);
-  args.push('--chdir', layout.mountAt, '--', ...argv);
+  args.push('--perms', '1777', '--size', String(limits.maxDiskBytes), '--tmpfs', '/tmp');
+  const made = new Set(['/', '/tmp', ...SYSTEM_DIRS]);
+  // bwrap makes missing parent folders 0700, which the sandbox user could not enter.
+  const parents = (target: string) => {
+    const chain: string[] = [];
+    for (let dir = path.dirname(target); !made.has(dir); dir = path.dirname(dir)) chain.unshift(dir);
+    for (const dir of chain) args.push('--perms', '0755', '--dir', dir);
+    for (const dir of [...chain, target]) made.add(dir);
+  };
+  for (const dir of layout.extraReadOnly) {
+    parents(dir);
+    args.push('--ro-bind', dir, dir);
+  }
+  parents(STAGING);
+  args.push('--ro-bind', layout.copyRoot, STAGING);
+  parents(mountAt);
+  args.push('--perms', '0777', '--size', String(limits.maxDiskBytes), '--tmpfs', mountAt);
+  layout.readOnly.forEach((bind, i) => {
+    args.push('--ro-bind-fd', String(3 + i), path.join(mountAt, bind.target));
+  });
+  args.push('--chdir', mountAt, '--');
+  const user = runningAsRoot() ? layout.sandboxUser : undefined;
+  if (user) {
+    if (!helpers.setpriv) throw new Error('setpriv is needed to run the sandbox as root');
+    args.push(helpers.setpriv, `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups');
+    args.push('--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--');
+  }
+  args.push(
+    helpers.prlimit,
+    `--nproc=${limits.maxProcesses}`,
+    `--data=${limits.maxMemoryBytes}`,
+    `--fsize=${limits.maxFileBytes}`,
+    '--core=0',
+    '--',
+  );
+  // The bound descriptors are closed before the test starts: an open host folder would lead out.
+  const closeFds = layout.readOnly.map((_, i) => `exec ${3 + i}<&-; `).join('');
+  const script = `${closeFds}cp -RP ${STAGING}/. . && exec "$@"`;
+  args.push('/bin/sh', '-c', script, 'sh', ...argv);
   return args;
+}
+
+/** A fresh unprivileged user and group id for one sandbox, far above any account's (limits count per user). */
+export function sandboxUserId(): number {
+  return 0x7e00_0000 + randomInt(0x0100_0000);
 }
 
 /** A throwaway copy of a project folder; call `cleanup` when done. */
@@ -147,172 +248,44 @@ export interface ThrowawayCopy {
   copyRoot: string;
   /** A scratch folder next to the copy, for `HOME` and `TMPDIR` when running unsandboxed. */
   scratchDir: string;
-  /** Skipped folders, with `target` relative to the root. */
-  skipped: ReadOnlyBind[];
+  /** Skipped folders (see {@link READ_ONLY_DIR_NAMES}), still open, with `target` relative to the root. */
+  skipped: readonly SkippedFolder[];
+  /** Closes the skipped folders and deletes the copy. */
   cleanup(): Promise<void>;
 }
 
 /**
- * Copies `rootReal` to a new temporary folder, keeping symlinks as they are, leaving out FIFOs, sockets
- * and devices, and skipping (but listing) folders named in {@link READ_ONLY_DIR_NAMES}.
+ * Copies `rootReal` to a new temporary folder without following any symlink (see {@link copyTree}):
+ * symlinks are kept as they are, FIFOs, sockets and devices left out, and folders named in
+ * {@link READ_ONLY_DIR_NAMES} skipped but kept open, to be bound read-only by descriptor.
+ *
+ * @param owner owner of the copied entries (the sandbox user when running as root)
+ * @throws {ProjectChangedError} when the project changed under the copy (see {@link copyTree})
+ * @throws {CopyTooLargeError} when the files copied exceed `maxBytes`
  */
-export async function makeThrowawayCopy(rootReal: string): Promise<ThrowawayCopy> {
+export async function makeThrowawayCopy(
+  rootReal: string,
+  maxBytes: number,
+  owner?: { uid: number; gid: number },
+): Promise<ThrowawayCopy> {
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-run-'));
-  const cleanup = () => rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
+  const remove = () => rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
   const copyRoot = path.join(tempDir, 'root');
   const scratchDir = path.join(tempDir, 'scratch');
-  const skipped: ReadOnlyBind[] = [];
   try {
     await mkdir(scratchDir);
-    await cp(rootReal, copyRoot, {
-      recursive: true,
-      verbatimSymlinks: true,
-      filter: async (source) => {
-        const info = await lstat(source);
-        if (
-          info.isDirectory() &&
-          source !== rootReal &&
-          READ_ONLY_DIR_NAMES.includes(path.basename(source))
-        ) {
-          skipped.push({ source, target: path.relative(rootReal, source) });
-          return false;
-        }
-        return info.isDirectory() || info.isFile() || info.isSymbolicLink();
-      },
+    const { skipped } = await copyTree(rootReal, copyRoot, {
+      skipFolderNames: READ_ONLY_DIR_NAMES,
+      maxBytes,
+      ...(owner ? { owner } : {}),
     });
+    const cleanup = async () => {
+      await Promise.all(skipped.map((folder) => folder.handle.close().catch(() => undefined)));
+      await remove();
+    };
     return { copyRoot, scratchDir, skipped, cleanup };
   } catch (error) {
-    await cleanup();
+    await remove();
     throw error;
-  }
-}
-
-/**
- * Sends `signal` to the whole process group led by `pid` (started with `detached: true`).
- * A group that is already gone is not an error.
- */
-export function killProcessGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: nothing left to kill.
-  }
-}
-
-/** Options for {@link runProcessGroup}. */
-export interface ProcessGroupOptions {
-  command: string;
-  args: readonly string[];
-  cwd: string;
-  /** The whole environment: nothing of the caller's is inherited (it may hold API keys). */
-  env: Record<string, string>;
-  /** Milliseconds before the group is killed. */
-  timeoutMs: number;
-  /** Aborting kills the group. */
-  signal?: AbortSignal;
-  /** Bytes of combined stdout and stderr kept, from the end. */
-  maxTailBytes: number;
-}
-
-/** How a process group run ended. */
-export interface ProcessGroupResult {
-  /** Exit code, or `null` when a signal ended it. */
-  exitCode: number | null;
-  signalName: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
-  /** The last `maxTailBytes` bytes of output, as UTF-8 text. */
-  tail: string;
-  /** Output bytes dropped from the front. */
-  droppedBytes: number;
-}
-
-/**
- * Runs a command as the leader of a new process group and waits for it. On timeout or abort, and again
- * once the leader exits (to end background processes it left), the whole group gets SIGKILL. Only a
- * rolling tail of the output is kept, so a chatty process cannot fill memory.
- *
- * @throws {Error} when the command cannot be started (the message names the command).
- */
-export function runProcessGroup(options: ProcessGroupOptions): Promise<ProcessGroupResult> {
-  return new Promise((resolve, reject) => {
-    const tail = new TailBuffer(options.maxTailBytes);
-    const child = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let timedOut = false;
-    let aborted = false;
-    const kill = () => killProcessGroup(child.pid);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      kill();
-    };
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-    };
-    child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      done();
-      reject(
-        new Error(`Could not start ${path.basename(options.command)} (${error.code ?? error.message}).`),
-      );
-    });
-    child.on('exit', (exitCode, signalName) => {
-      kill();
-      // Output still buffered in the pipes arrives before 'close'; a process that escaped the group could
-      // hold them open forever, so stop waiting after a moment.
-      const grace = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, 1000);
-      child.once('close', () => {
-        clearTimeout(grace);
-        done();
-        const { text, dropped } = tail.read();
-        resolve({ exitCode, signalName, timedOut, aborted, tail: text, droppedBytes: dropped });
-      });
-    });
-  });
-}
-
-/** Keeps the last `max` bytes pushed into it. */
-class TailBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  dropped = 0;
-
-  constructor(private readonly max: number) {}
-
-  push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.chunks.length > 1 && this.size - this.chunks[0]!.length >= this.max) {
-      const first = this.chunks.shift()!;
-      this.size -= first.length;
-      this.dropped += first.length;
-    }
-  }
-
-  read(): { text: string; dropped: number } {
-    const all = Buffer.concat(this.chunks);
-    const cut = Math.max(all.length - this.max, 0);
-    // The cut may land inside a UTF-8 character; drop its replacement character.
-    const text = all
-      .subarray(cut)
-      .toString('utf8')
-      .replace(/^\uFFFD+/, '');
-    return { text, dropped: this.dropped + cut };
   }
 }

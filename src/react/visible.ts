@@ -126,42 +126,62 @@ const CONFUSABLES: ReadonlyMap<string, string> = new Map(
  */
 export function visibleHead(line: string, maxChars: number): string {
   let i = 0;
-  while (i < line.length && (line[i] === ' ' || line[i] === '\t')) i++;
+  while (i < line.length && isBlank(line.charCodeAt(i))) i++;
   const start = i;
-  // Plain ASCII, the usual line: the head is a slice.
-  while (i < line.length && i - start < maxChars && line.charCodeAt(i) < 0x80) i++;
+  // Plain ASCII with single spaces, the usual line: the head is a slice.
+  for (; i < line.length && i - start < maxChars; i++) {
+    const code = line.charCodeAt(i);
+    if (code >= 0x80 || (isBlank(code) && isBlank(line.charCodeAt(i - 1)))) break;
+  }
   if (i === line.length || i - start >= maxChars) return line.slice(start, i);
   const table = kinds();
   const kept = [line.slice(start, i)];
   let count = i - start;
+  let blank = false;
   for (; i < line.length && count < maxChars; i++) {
     const code = line.charCodeAt(i);
+    let char: string;
     if (code >= 0xd800 && code <= 0xdbff && i + 1 < line.length) {
-      const pair = line.slice(i, i + 2);
+      char = line.slice(i, i + 2);
       i++;
-      if (!ASTRAL_DROP.test(pair)) kept.push(pair);
+      if (ASTRAL_DROP.test(char)) continue;
+    } else if (isBlank(code) || table[code] === SPACE) {
+      // A run of spaces reads as one space, however long: it cannot push a label out of view.
+      if (!blank) kept.push(' ');
+      blank = true;
+      continue;
     } else if (code < 0x80 || table[code] === 0) {
-      kept.push(line[i]!);
-    } else if (table[code] === SPACE && count > 0) {
-      kept.push(' ');
+      char = line[i]!;
     } else {
       continue;
     }
+    kept.push(char);
+    blank = false;
     count++;
   }
   return fold(kept.join('')).trimStart().slice(0, maxChars);
 }
 
-/** NFKD, then marks and invisible characters dropped, spaces made plain and look-alikes mapped to Latin. */
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+/**
+ * NFKD, then marks and invisible characters dropped, spaces made plain (a run of them counts once) and
+ * look-alikes mapped to Latin.
+ */
 function fold(text: string): string {
   const table = kinds();
   let out = '';
   for (const char of text.normalize('NFKD')) {
     const code = char.codePointAt(0)!;
-    if (code < 0x80) out += char;
-    else if (code >= 0x10000) out += ASTRAL_DROP.test(char) ? '' : (CONFUSABLES.get(char) ?? char);
-    else if (table[code] === SPACE) out += ' ';
-    else if (table[code] !== DROP) out += CONFUSABLES.get(char) ?? char;
+    let seen: string;
+    if (isBlank(code) || (code < 0x10000 && table[code] === SPACE)) seen = ' ';
+    else if (code < 0x80) seen = char;
+    else if (code >= 0x10000) seen = ASTRAL_DROP.test(char) ? '' : (CONFUSABLES.get(char) ?? char);
+    else seen = table[code] === DROP ? '' : (CONFUSABLES.get(char) ?? char);
+    if (seen === ' ' && out.endsWith(' ')) continue;
+    out += seen;
   }
   return out;
 }

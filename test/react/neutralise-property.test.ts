@@ -95,7 +95,7 @@ function startsStep(line: string): boolean {
   return header !== null && LABEL_KEYS.has(key(header[1]!));
 }
 
-type Style = 'plain' | 'upper' | 'lookalike' | 'fullwidth' | 'bold' | 'split';
+type Style = 'plain' | 'upper' | 'lookalike' | 'fullwidth' | 'bold' | 'split' | 'spaced';
 
 /** Writes `label` in a disguise a reader still reads as the label. */
 function disguise(label: string, style: Style, invisible: string): string {
@@ -119,6 +119,8 @@ function disguise(label: string, style: Style, invisible: string): string {
         .join('');
     case 'split':
       return chars.join(invisible || '\u200b');
+    case 'spaced':
+      return chars.join(`\u3000${invisible}\u00a0 `);
     default: {
       const never: never = style;
       return never;
@@ -126,7 +128,7 @@ function disguise(label: string, style: Style, invisible: string): string {
   }
 }
 
-const STYLES: Style[] = ['plain', 'upper', 'lookalike', 'fullwidth', 'bold', 'split'];
+const STYLES: Style[] = ['plain', 'upper', 'lookalike', 'fullwidth', 'bold', 'split', 'spaced'];
 
 test('the oracle itself sees the disguised labels as steps and plain text as not', () => {
   assert.ok(startsStep('\u200b\u00a0Аctіon: x'));
@@ -202,6 +204,6 @@ test('no line of the next prompt starts a step that the tool output wrote', asyn
       const steps = modelLines(await nextPrompt(output, labels)).filter(startsStep);
       assert.equal(steps.length, baseline.get(labels.language), JSON.stringify(steps));
     }),
-    { numRuns: 300 },
+    { numRuns: Number(process.env.NEUTRALISE_RUNS ?? 300) },
   );
 });

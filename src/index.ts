@@ -90,7 +90,7 @@ export {
   type SearchDocuments,
   searchTool,
 } from './tools/search-tool.js';
-export type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './tools/types.js';
+export type { Tool, ToolContext, ToolEffects, ToolInputSchema, ToolSnapshot } from './tools/types.js';
 export { type WikipediaApiOptions, wikipediaApi } from './tools/wikipedia-api.js';
 export type { WikipediaResponseCache } from './tools/wikipedia-http.js';
 export { wikipediaPages } from './tools/wikipedia-pages.js';

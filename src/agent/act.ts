@@ -9,6 +9,7 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
+import { journaledToolCall, toolCallId } from './durable.js';
 import type {
   AgentEvent,
   AgentOptions,
@@ -86,9 +87,8 @@ export async function* act(
 }
 
 /**
- * Tool calls with side effects go through the journal, so a resumed run never repeats them. Read tools
- * run again on resume instead: they may keep state that later calls need (the Wikipedia tools' current
- * page for `lookup`), which a recorded result could not restore, and running a read twice is harmless.
+ * With a journal, every tool call goes through it, read tools included, so a resumed run continues from
+ * exactly the observations the model saw (`durable.ts`). Every call gets its call ID.
  */
 function journalTool(
   options: AgentOptions,
@@ -96,9 +96,13 @@ function journalTool(
   call: PreparedCall,
   router: ToolRouter,
 ): Promise<ToolOutcome> {
-  const execution = { signal: options.signal, timeoutMs: options.toolTimeoutMs };
-  if ((call.tool.effects ?? 'read') === 'read') return router.execute(call, execution);
-  return journalOf(options)(`step-${step}-tool`, () => router.execute(call, execution));
+  const execution = {
+    signal: options.signal,
+    timeoutMs: options.toolTimeoutMs,
+    callId: toolCallId(options.runId ?? '', step),
+  };
+  if (options.journal) return journaledToolCall(options.journal, step, call, router, execution);
+  return router.execute(call, execution);
 }
 
 /** The caller's journal, or a pass-through. */

@@ -14,10 +14,12 @@ import { errorMessage, timeoutSignal } from '../util/own.js';
 import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
+import { journaledTurn, newRunId } from './durable.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { nativeTurn } from './native.js';
 import { RepeatTracker } from './repeats.js';
 import { buildRequest, planRequests } from './request.js';
+import { maxTurnChars } from './turn-cap.js';
 import { cutTranscriptText, formatErrorObservation } from './turns.js';
 import type { AgentEvent, AgentOptions, RunResult, RunUsage, Step, StopReason } from './types.js';
 
@@ -57,7 +59,7 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
 
 /**
  * The loop: check the limits, call the model, read its turn, answer or act, append the observation.
- * Every side effect of a step (the model call, an approval, a tool call with side effects) passes through
+ * Every side effect of a step (the model call, an approval, every tool call, read tools too) passes through
  * `options.journal` when there is one; stop reasons are decided here and nowhere else.
  */
 async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
@@ -68,6 +70,9 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     const signal = anySignal(callerOptions.signal, clock?.signal);
     const labels = callerOptions.labels ?? ENGLISH_LABELS;
     const options = { ...callerOptions, labels, ...(signal && { signal }) };
+    // The run's ID in each tool call's `callId`; a durable engine passes one that survives a restart.
+    if (options.runId === undefined) options.runId = newRunId();
+    const maxChars = maxTurnChars(options.maxOutputTokens);
     const { model } = options;
     const conversation = readConversation(callerOptions);
     const { question } = conversation;
@@ -127,8 +132,11 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       // call is recorded whole, so it is not streamed, and a resumed run gets the recorded turn.
       yield { type: 'model-start', step: index };
       const modelStarted = performance.now();
+      // With a journal, each attempt of the call has its own clock (`journaledTurn`).
       const callClock =
-        options.modelTimeoutMs === undefined ? undefined : timeoutSignal(options.modelTimeoutMs);
+        options.modelTimeoutMs === undefined || options.journal
+          ? undefined
+          : timeoutSignal(options.modelTimeoutMs);
       const callSignal = anySignal(request.signal, callClock?.signal);
       if (callSignal) request.signal = callSignal;
       const turnOptions = {
@@ -137,12 +145,13 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         stopState,
         cut: !plan.native,
         step: index,
+        maxChars,
       };
       let response: ModelResponse;
       try {
         response = options.journal
-          ? await options.journal(`step-${index}-model`, () =>
-              drain(requestTurn(model, request, { ...turnOptions, stream: false })),
+          ? await journaledTurn(options.journal, index, request, options.modelTimeoutMs, (attempt) =>
+              drain(requestTurn(model, attempt, { ...turnOptions, stream: false })),
             )
           : yield* requestTurn(model, request, turnOptions);
       } catch (error) {
@@ -179,7 +188,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         yield { type: 'invented-observation', step: index, droppedText };
       }
 
-      // 4. The answer, a format error sent back, or the action run (approval and a tool with side effects
+      // 4. The answer, a format error sent back, or the action run (approval and the tool call
       // pass through `options.journal` too, in `act`) and its observation appended.
       switch (turn.type) {
         case 'answer':

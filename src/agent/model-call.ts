@@ -8,6 +8,7 @@ import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } fr
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
 import { errorMessage } from '../util/own.js';
+import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-cap.js';
 import type { AgentEvent } from './types.js';
 
 /**
@@ -19,9 +20,10 @@ import type { AgentEvent } from './types.js';
 export async function* callModel(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; cut?: boolean; step: number },
+  options: { stream: boolean; labels: LabelSet; cut?: boolean; step: number; maxChars?: number },
 ): AsyncGenerator<AgentEvent, ModelResponse> {
-  if (!options.stream || !model.stream) return await model.generate(request);
+  const maxChars = options.maxChars ?? DEFAULT_MAX_TURN_CHARS;
+  if (!options.stream || !model.stream) return capResponse(await model.generate(request), maxChars);
   // The request gets a signal of its own, so that reading which stops early can cancel it.
   const controller = new AbortController();
   const outer = request.signal;
@@ -44,6 +46,13 @@ export async function* callModel(
         };
       } else if (part.type === 'tool-call') {
         toolCalls.push(part.toolCall);
+      } else if (text.length + part.text.length > maxChars) {
+        // Past the client-side cap (the server ignored max_tokens): keep what fits and stop reading.
+        const fits = part.text.slice(0, maxChars - text.length);
+        text += fits;
+        if (fits !== '') yield { type: 'model-delta', step: options.step, text: fits };
+        response = { text, usage: {}, finishReason: 'length', rawFinishReason: CLIENT_CAP_REASON };
+        break;
       } else {
         text += part.text;
         yield { type: 'model-delta', step: options.step, text: part.text };
@@ -60,7 +69,7 @@ export async function* callModel(
     controller.abort();
   }
   outer?.throwIfAborted();
-  return response ?? { text, usage: {}, finishReason: 'unknown' };
+  return capResponse(response ?? { text, usage: {}, finishReason: 'unknown' }, maxChars);
 }
 
 /** `a + b`, where an unknown count (`undefined`) on one side is the other side. */
@@ -81,7 +90,15 @@ export interface StopSequenceState {
 export async function* requestTurn(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; stopState: StopSequenceState; cut?: boolean; step: number },
+  options: {
+    stream: boolean;
+    labels: LabelSet;
+    stopState: StopSequenceState;
+    cut?: boolean;
+    step: number;
+    /** Client-side cap on the turn's characters (see `turn-cap.ts`). @default DEFAULT_MAX_TURN_CHARS */
+    maxChars?: number;
+  },
 ): AsyncGenerator<AgentEvent, ModelResponse> {
   const withoutStop = (): ModelRequest => {
     const { stopSequences: _dropped, ...rest } = request;

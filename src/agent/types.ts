@@ -140,8 +140,9 @@ export interface AgentOptions<O = unknown> {
   /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. */
   timeoutMs?: number;
   /**
-   * Limit for one model call in milliseconds; a call past it fails the run with `error`, saying how far
-   * it got (`no response headers within 120 s`, `the stream stalled for 95 s ...`). There is no default:
+   * Limit for one model call (each attempt of it, in a durable run) in milliseconds; a call past it
+   * fails the run with `error`, saying how far it got (`no response headers within 120 s`, `the stream
+   * stalled for 95 s ...`). There is no default:
    * without it a call waits as long as the HTTP client lets it (Node's fetch gives up after 300 s without
    * response headers, or 300 s without body data, and the AI SDK retries twice). The CLI's
    * `--model-timeout` defaults to 2 minutes.
@@ -150,7 +151,11 @@ export interface AgentOptions<O = unknown> {
   modelTimeoutMs?: number;
   /** Sampling temperature. @default 0 */
   temperature?: number;
-  /** Cap on tokens per model turn. @default undefined (the provider's default) */
+  /**
+   * Cap on tokens per model turn, sent to the provider. The loop also cuts a turn on its side at
+   * {@link maxTurnChars}, derived from this, so a server that ignores the cap cannot send an unbounded
+   * turn. @default undefined (the provider's default)
+   */
   maxOutputTokens?: number;
   /** Per-call tool timeout in milliseconds. @default each tool's `timeoutMs`, else 30000 */
   toolTimeoutMs?: number;
@@ -160,12 +165,21 @@ export interface AgentOptions<O = unknown> {
    */
   approve?: ApproveFn;
   /**
-   * Runs each side effect (model call, approval, call of a tool whose effects are not `'read'`) through a
-   * journal, for durable execution. Read tools run again on resume, which rebuilds any state they keep.
-   * With a journal, model calls are not streamed (a journal records whole results).
+   * Runs each side effect (model call, approval, tool call, read tools included) through a journal, for
+   * durable execution: a resumed run gets the recorded results, so it continues from exactly the
+   * observations the model saw. What is journaled per call is bounded: the turn (capped at
+   * {@link maxTurnChars}), the observation as the model saw it (never a tool's full output) and the
+   * tool's {@link Tool.snapshot} (restored when a call is replayed). With a journal, model calls are not
+   * streamed (a journal records whole results).
    * @default a pass-through that just calls the effect
    */
   journal?: Journal;
+  /**
+   * Identifies the run in each tool call's `context.callId` (`<runId>:step-<n>`), the idempotency key of
+   * tools with external effects. A durable engine passes its run (workflow) ID, which is the same on
+   * every attempt. @default a random UUID per run
+   */
+  runId?: string;
   /**
    * OpenTelemetry: spans for the run, each model call and each tool call (GenAI semantic conventions).
    * @default undefined (off, no cost)

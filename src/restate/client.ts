@@ -140,7 +140,18 @@ export async function pendingApproval(
   return (body ?? null) as PendingApproval | null;
 }
 
-/** Answers a run's approval for `answer.step` (it may be given before the run asks). */
+/**
+ * Answers the approval a run waits for. The answer names the request it answers: `step`, `tool` and
+ * `input` as {@link pendingApproval} returned them, so `{ ...pending, decision }` is an answer.
+ *
+ * @example
+ * ```ts
+ * const pending = await pendingApproval(ingressUrl, runId);
+ * if (pending) await answerApproval(ingressUrl, runId, { ...pending, decision: { type: 'approve' } });
+ * ```
+ * @throws {RestateClientError} with status 409 when the run waits for no approval (an answer sent
+ *   before the run asked, after it timed out, or twice) or for another one; 400 for a malformed answer.
+ */
 export async function answerApproval(
   ingressUrl: string,
   runId: string,

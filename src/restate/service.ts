@@ -10,15 +10,16 @@
  */
 import * as restate from '@restatedev/restate-sdk';
 import { runAgent } from '../agent/loop.js';
-import type {
-  AgentOptions,
-  ApprovalDecision,
-  ApprovalRequest,
-  ApproveFn,
-  Journal,
-  RunResult,
-} from '../agent/types.js';
+import type { AgentOptions, Journal, RunResult } from '../agent/types.js';
 import { errorMessage } from '../util/own.js';
+import { answerPending, durableApprover, PENDING_KEY, type PendingApproval } from './approvals.js';
+
+export {
+  type ApprovalAnswer,
+  approvalPromiseName,
+  type PendingApproval,
+  parseApprovalAnswer,
+} from './approvals.js';
 
 /** Default workflow name, as used in ingress URLs (`/taoloopAgent/<runId>/run`). */
 export const DEFAULT_AGENT_SERVICE_NAME = 'taoloopAgent';
@@ -48,24 +49,11 @@ export interface EvalEpisode {
   prompt: string;
 }
 
-/** An approval the run is waiting for, as returned by the workflow's `pending` handler. */
-export interface PendingApproval {
-  step: number;
-  tool: string;
-  /** The input as the model wrote it (JSON text for schema tools). */
-  input: string;
-  effects: ApprovalRequest['effects'];
-}
-
-/** The body of the workflow's `approve` handler. */
-export interface ApprovalAnswer {
-  /** The step of the {@link PendingApproval} being answered. */
-  step: number;
-  decision: ApprovalDecision;
-}
-
-/** Agent options a worker builds for one run; the journal, approvals and abort signal come from Restate. */
-export type DurableRunOptions = Omit<AgentOptions, 'journal' | 'approve' | 'signal'>;
+/**
+ * Agent options a worker builds for one run; the journal, approvals, abort signal and run ID (the
+ * workflow ID, so a tool's `callId` is the same on every attempt) come from Restate.
+ */
+export type DurableRunOptions = Omit<AgentOptions, 'journal' | 'approve' | 'signal' | 'runId'>;
 
 /** Options for {@link agentService}. */
 export interface AgentServiceOptions {
@@ -88,38 +76,74 @@ export interface AgentServiceOptions {
    * survives restarts). @default undefined (wait as long as it takes: hours or days)
    */
   approvalTimeoutMs?: number;
+  /**
+   * The largest journal entry (a model turn, a tool call's record) and run result a worker writes, in
+   * bytes of JSON. Entries are bounded already (turns are capped, observations truncated, full tool
+   * outputs left out); one still over this ends the run once, with a terminal error that says so, instead
+   * of failing on Restate's message limit (32 MiB) and being retried with its effects again and again.
+   * @default 16 MiB
+   */
+  maxEntryBytes?: number;
   /** Workflow options passed to Restate (retry policy, retention, timeouts). */
   options?: restate.WorkflowOptions;
 }
+
+/** Default of {@link AgentServiceOptions.maxEntryBytes}: half of Restate's default message size limit. */
+export const DEFAULT_MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 
 const DEFAULT_RETRY: Omit<restate.RunOptions<unknown>, 'serde'> = {
   maxRetryAttempts: 3,
   initialRetryInterval: 1000,
 };
 
-/** The durable promise that carries the decision for `step`'s approval. */
-export function approvalPromiseName(step: number): string {
-  return `step-${step}-approval`;
-}
-
 /**
  * A {@link Journal} backed by `ctx.run`: each model and tool call is recorded under its name, and a replay
  * returns the recorded result instead of calling again. Approvals (`step-N-approval`) are not wrapped:
  * they wait on a durable promise, which Restate records itself and which cannot live inside `ctx.run`.
+ * A result over `maxEntryBytes` (as JSON) is recorded as a terminal failure instead, so the effect that
+ * produced it is never made again.
  */
 export function restateJournal(
   ctx: restate.Context,
   retry: Omit<restate.RunOptions<unknown>, 'serde'> = DEFAULT_RETRY,
+  maxEntryBytes: number = DEFAULT_MAX_ENTRY_BYTES,
 ): Journal {
   return <T>(name: string, effect: () => Promise<T>): Promise<T> =>
-    name.endsWith('-approval') ? effect() : ctx.run(name, effect, retry as restate.RunOptions<T>);
+    name.endsWith('-approval')
+      ? effect()
+      : ctx.run(name, () => bounded(name, effect, maxEntryBytes), retry as restate.RunOptions<T>);
+}
+
+/** Runs `effect`; its result when it fits in `maxBytes` of JSON. @throws {restate.TerminalError} otherwise. */
+async function bounded<T>(name: string, effect: () => Promise<T>, maxBytes: number): Promise<T> {
+  const value = await effect();
+  const bytes = jsonBytes(value);
+  if (bytes > maxBytes) {
+    throw new restate.TerminalError(
+      `${name}: the result is ${mebibytes(bytes)}, over the journal's limit of ${mebibytes(maxBytes)} per entry (maxEntryBytes); the run ends here so that the effect is not made again`,
+    );
+  }
+  return value;
+}
+
+function jsonBytes(value: unknown): number {
+  const json = JSON.stringify(value);
+  return json === undefined ? 0 : Buffer.byteLength(json);
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /**
  * Defines the agent as a Restate workflow. Handlers (all JSON over the ingress, see `client.ts`):
  * - `run(RunRequest) → RunResult`: the whole run, one invocation, once per workflow ID (the run ID).
  * - `pending() → PendingApproval | null`: the approval the run waits for, if any.
- * - `approve(ApprovalAnswer)`: answers it, by resolving the durable promise `step-N-approval`.
+ * - `approve(ApprovalAnswer)`: answers it, by resolving the durable promise `step-N-approval`; the
+ *   answer must name the waiting request (step, tool, input), else it is refused (HTTP 409).
+ *
+ * Every tool call is journaled (read tools too) with the observation the model saw, and gets the call ID
+ * `<run id>:step-<n>`, the same on every attempt.
  *
  * A worker that dies mid-run is resumed by Restate on any worker from the journal: recorded model and tool
  * calls are not made again. A call that was in flight when the worker died (not yet recorded) runs again:
@@ -147,19 +171,33 @@ export function agentService(options: AgentServiceOptions) {
           throw new restate.TerminalError(`could not build the run: ${errorMessage(error)}`);
         }
         const approve = durableApprover(ctx, options.approvalTimeoutMs);
+        const maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+        let result: RunResult;
         try {
-          return await runAgent({ ...runOptions, journal: restateJournal(ctx, retry), approve });
+          result = await runAgent({
+            ...runOptions,
+            journal: restateJournal(ctx, retry, maxEntryBytes),
+            approve,
+            runId: ctx.key,
+            // A worker that stops (SIGTERM) or loses Restate's connection cancels its calls in flight;
+            // Restate runs the attempt again elsewhere from the journal.
+            signal: ctx.request().attemptCompletedSignal,
+          });
         } catch (error) {
-          // The loop only throws for caller mistakes (an invalid tool list, impossible options).
+          // The loop throws for caller mistakes (an invalid tool list) and for a journal entry over its limit.
           throw new restate.TerminalError(errorMessage(error));
         }
+        const bytes = jsonBytes(result);
+        if (bytes > maxEntryBytes) {
+          throw new restate.TerminalError(
+            `the run ended (${result.status}) but its result is ${mebibytes(bytes)}, over the limit of ${mebibytes(maxEntryBytes)} (maxEntryBytes); its steps are in the journal`,
+          );
+        }
+        return result;
       },
       pending: async (ctx: restate.WorkflowSharedContext): Promise<PendingApproval | null> =>
         (await ctx.get<PendingApproval>(PENDING_KEY)) ?? null,
-      approve: async (ctx: restate.WorkflowSharedContext, input: unknown): Promise<void> => {
-        const answer = parseApprovalAnswer(input);
-        await ctx.promise<ApprovalDecision>(approvalPromiseName(answer.step)).resolve(answer.decision);
-      },
+      approve: answerPending,
     },
     ...(options.options && { options: options.options }),
   });
@@ -167,32 +205,6 @@ export function agentService(options: AgentServiceOptions) {
 
 /** The type of the workflow {@link agentService} defines. */
 export type AgentWorkflow = ReturnType<typeof agentService>;
-
-const PENDING_KEY = 'pendingApproval';
-
-/** Approvals through durable promises: the request is published in state, the decision awaited durably. */
-function durableApprover(ctx: restate.WorkflowContext, timeoutMs: number | undefined): ApproveFn {
-  return async (request) => {
-    const pending: PendingApproval = {
-      step: request.step,
-      tool: request.tool,
-      input: request.input,
-      effects: request.effects,
-    };
-    ctx.set(PENDING_KEY, pending);
-    const promise = ctx.promise<ApprovalDecision>(approvalPromiseName(request.step)).get();
-    try {
-      return parseDecision(await (timeoutMs === undefined ? promise : promise.orTimeout(timeoutMs)));
-    } catch (error) {
-      if (error instanceof restate.TimeoutError) {
-        return { type: 'reject', reason: `no decision within ${timeoutMs} ms` };
-      }
-      throw error;
-    } finally {
-      ctx.clear(PENDING_KEY);
-    }
-  };
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -240,29 +252,4 @@ function isEvalEpisode(value: unknown): value is EvalEpisode {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
-}
-
-/** @throws {restate.TerminalError} for a body that is not an {@link ApprovalAnswer}. */
-export function parseApprovalAnswer(input: unknown): ApprovalAnswer {
-  if (!isRecord(input) || !Number.isInteger(input.step) || (input.step as number) < 1) {
-    throw new restate.TerminalError('the answer needs "step" (a whole number ≥ 1) and "decision"', {
-      errorCode: 400,
-    });
-  }
-  return { step: input.step as number, decision: parseDecision(input.decision) };
-}
-
-/** @throws {restate.TerminalError} for anything but an {@link ApprovalDecision}. */
-function parseDecision(value: unknown): ApprovalDecision {
-  if (isRecord(value)) {
-    if (value.type === 'approve') return { type: 'approve' };
-    if (value.type === 'reject') {
-      return typeof value.reason === 'string' ? { type: 'reject', reason: value.reason } : { type: 'reject' };
-    }
-    if (value.type === 'edit' && typeof value.input === 'string') return { type: 'edit', input: value.input };
-  }
-  throw new restate.TerminalError(
-    'the decision must be {"type":"approve"}, {"type":"reject","reason"?} or {"type":"edit","input"}',
-    { errorCode: 400 },
-  );
 }

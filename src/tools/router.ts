@@ -10,7 +10,7 @@
  */
 import { errorMessage, getOwn, isPromiseLike } from '../util/own.js';
 import { toolOutputText } from './tool-output.js';
-import { DEFAULT_MAX_INPUT_CHARS, type Tool } from './types.js';
+import { DEFAULT_MAX_INPUT_CHARS, type Tool, type ToolContext } from './types.js';
 import { validateToolInput } from './validate.js';
 
 /** Tool names: letters, digits, `_` and `-`, starting with a letter (any script). */
@@ -60,6 +60,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
   /** Time the tool may run, in ms. @default the tool's `timeoutMs`, else {@link DEFAULT_TOOL_TIMEOUT_MS} */
   timeoutMs?: number | undefined;
+  /** The call's identifier, passed to the tool as `context.callId` (see {@link ToolContext.callId}). */
+  callId?: string | undefined;
 }
 
 /** Runs tool calls by name. Create one with {@link createToolRouter}. */
@@ -121,7 +123,7 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
       const timeoutMs = options.timeoutMs ?? call.tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
       let output: unknown;
       try {
-        output = runWithTimeout(call, timeoutMs, options.signal);
+        output = runWithTimeout(call, timeoutMs, options.signal, options.callId);
       } catch (error) {
         return failed(error, started);
       }
@@ -184,8 +186,12 @@ class LazySignal {
   /** Set when the call was aborted before the tool read its signal: a late read gets it aborted. */
   #abortedWith: { reason: unknown } | undefined;
 
-  constructor(outer: AbortSignal | undefined) {
+  /** See {@link ToolContext.callId}. */
+  readonly callId: string | undefined;
+
+  constructor(outer: AbortSignal | undefined, callId: string | undefined) {
     this.#outer = outer;
+    this.callId = callId;
   }
 
   /** Aborted when the call times out or the run is cancelled. */
@@ -211,10 +217,15 @@ class LazySignal {
  * AbortController is made only when the tool reads its signal: both are on every step's path, and most
  * tools need neither.
  */
-function runWithTimeout(call: PreparedCall, timeoutMs: number, outer?: AbortSignal): unknown {
+function runWithTimeout(
+  call: PreparedCall,
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  callId: string | undefined,
+): unknown {
   const { tool } = call;
   if (outer?.aborted) throw new Error(`${tool.name} was cancelled.`);
-  const context = new LazySignal(outer);
+  const context = new LazySignal(outer, callId);
   const result = tool.run(call.input, context);
   if (!isPromiseLike(result)) return result;
   let timer: NodeJS.Timeout | undefined;

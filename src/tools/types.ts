@@ -19,6 +19,16 @@ export interface ToolContext {
    * on as it is, or read `signal` into a new object; a spread copy (`{ ...context }`) does not carry it.
    */
   readonly signal: AbortSignal;
+  /**
+   * Identifies this call of the tool within its run: `<run id>:step-<n>`, the same on every attempt of
+   * the call. A durable run (Restate) gives at-least-once execution: a worker that dies after the tool's
+   * effect but before the result was journaled runs the call again, with the same `callId`. Tools with
+   * external effects (`effects: 'external'` or `'write'`) should pass it on as an idempotency key (an
+   * `Idempotency-Key` header, a unique column) so the effect happens once. Outside a durable run the run id
+   * is `AgentOptions.runId`, else a random UUID per run. Set on every call the loop makes; `undefined`
+   * when the tool is called outside a run (`router.call` without a `callId`, or `tool.run` by hand).
+   */
+  readonly callId?: string | undefined;
 }
 
 /**
@@ -57,6 +67,15 @@ export interface Tool {
   /** Time the tool may run before it is aborted and abandoned. @default 30000 */
   timeoutMs?: number;
   /**
+   * State the tool keeps between calls of one run, for durable runs (a journal, e.g. Restate). After each
+   * journaled call `save()` is recorded with the observation; when a resumed run replays that call from
+   * the journal instead of running it, `restore(saved)` gets the value back, so later calls see the state
+   * they would have seen (the Wikipedia tools' current page for `lookup` after `search`). The value must
+   * be JSON and should stay small (the journal refuses an entry over its size limit).
+   * @default undefined (a stateless tool)
+   */
+  snapshot?: ToolSnapshot;
+  /**
    * Runs the tool on the text input (or the parsed value, for schema tools). A string is the observation;
    * any other value is turned into JSON (a reference back to an enclosing object is written `"[Circular]"`,
    * a `bigint` as its digits); a function, a symbol or a `toJSON` that throws is an `ok: false` error
@@ -66,6 +85,14 @@ export interface Tool {
    */
   // biome-ignore lint/suspicious/noExplicitAny: schema tools receive their parsed value.
   run(input: any, context: ToolContext): unknown | Promise<unknown>;
+}
+
+/** See {@link Tool.snapshot}. */
+export interface ToolSnapshot {
+  /** The state to record after a call, as JSON (no functions, no cycles). */
+  save(): unknown;
+  /** Puts back the state recorded after a replayed call. */
+  restore(saved: unknown): void;
 }
 
 /** Default for {@link Tool.maxInputChars}. */

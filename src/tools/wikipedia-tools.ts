@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Tool } from './types.js';
+import type { Tool, ToolSnapshot } from './types.js';
 import {
   lookupObservation,
   lookupSentences,
@@ -104,7 +104,35 @@ export function createWikipediaTools(options: WikipediaToolsOptions): Tool[] {
     maxInputChars: MAX_INPUT_CHARS,
     run: (input) => lookupStep(state, input.trim()),
   };
+  // Both tools record the shared state, so a durable run that replays either call restores it.
+  search.snapshot = lookup.snapshot = episodeSnapshot(state);
   return [search, lookup];
+}
+
+/**
+ * The tools' state for a durable run's journal: the current page and the lookup position (the matches
+ * are found again from the page text on restore). A value that is not such a record restores nothing.
+ */
+function episodeSnapshot(state: EpisodeState): ToolSnapshot {
+  return {
+    save: () => ({ page: state.page, keyword: state.keyword, cursor: state.cursor }),
+    restore(saved) {
+      if (typeof saved !== 'object' || saved === null) return;
+      const { page, keyword, cursor } = saved as Partial<Record<'page' | 'keyword' | 'cursor', unknown>>;
+      const validPage =
+        page === null ||
+        (typeof page === 'object' &&
+          typeof (page as WikipediaPage).title === 'string' &&
+          typeof (page as WikipediaPage).text === 'string');
+      if (!validPage || !(keyword === null || typeof keyword === 'string')) return;
+      if (!(typeof cursor === 'number' && Number.isInteger(cursor) && cursor >= 0)) return;
+      state.page = page as WikipediaPage | null;
+      state.keyword = keyword;
+      state.matches =
+        keyword === null || state.page === null ? [] : lookupSentences(state.page.text, keyword);
+      state.cursor = cursor;
+    },
+  };
 }
 
 async function searchStep(

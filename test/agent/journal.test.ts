@@ -102,43 +102,150 @@ test('approvals are journaled too', async () => {
   assert.ok(names.includes('step-1-approval'));
 });
 
-test('read tools run again on resume, so the state they keep is rebuilt; side effects are not repeated', async () => {
-  // Like the Wikipedia tools: search sets the current page, lookup reads it. A new worker has fresh tools.
+test('read tools are journaled: a resumed run keeps the observation the model saw and the tool state (snapshot)', async () => {
+  // Like the Wikipedia tools: open sets the current page, peek reads it. A new worker has fresh tools.
+  let opens = 0;
   const makeTools = () => {
     let page: string | undefined;
-    return [
-      defineTool({
-        name: 'open',
-        description: 'Opens a page.',
-        input: 'text',
-        run: (p) => {
-          page = p;
-          return `opened ${p}`;
-        },
-      }),
-      defineTool({
-        name: 'peek',
-        description: 'Reads the open page.',
-        input: 'text',
-        run: () => `on ${page ?? 'nothing'}`,
-      }),
-    ];
+    const snapshot = {
+      save: () => ({ page }),
+      restore: (saved: unknown) => {
+        page = (saved as { page?: string }).page;
+      },
+    };
+    const open = defineTool({
+      name: 'open',
+      description: 'Opens a page.',
+      input: 'text',
+      // The live page changes between reads: a resumed run must not read it again.
+      run: (p) => {
+        page = p;
+        return `opened ${p} (version ${++opens})`;
+      },
+    });
+    const peek = defineTool({
+      name: 'peek',
+      description: 'Reads the open page.',
+      input: 'text',
+      run: () => `on ${page ?? 'nothing'}`,
+    });
+    open.snapshot = snapshot;
+    peek.snapshot = snapshot;
+    return [open, peek];
   };
   const turns = ['Thought: t\nAction: open[Paris]', 'Thought: t\nAction: peek[]', 'Thought: t\nAnswer: done'];
   const recorded = new Map<string, unknown>();
+  const prompts: string[] = [];
+  const promptOf = (request: { messages: readonly { content: unknown }[] }) =>
+    JSON.stringify(request.messages);
   await runAgent({
-    model: scriptedModel([turns[0]!, new Error('worker killed')]),
+    model: scriptedModel([
+      turns[0]!,
+      (request) => {
+        prompts.push(promptOf(request));
+        throw new Error('worker killed');
+      },
+    ]),
     question: 'q',
     tools: makeTools(),
     journal: memoryJournal(recorded).journal,
   });
+  recorded.delete('step-2-model');
   const { journal, names } = memoryJournal(recorded);
   const result = await runAgent({
-    model: scriptedModel(turns.slice(1)),
+    model: scriptedModel([
+      (request) => {
+        prompts.push(promptOf(request));
+        return turns[1]!;
+      },
+      turns[2]!,
+    ]),
     question: 'q',
     tools: makeTools(),
     journal,
   });
-  assert.equal(result.steps[1]!.observation?.text, 'on Paris');
-  assert.ok(!names.some((n) => n.endsWith('-tool')), 'read tools are not journaled');
+  assert.equal(opens, 1, 'the read tool ran once');
+  assert.equal(prompts.length, 2);
+  assert.equal(prompts[1], prompts[0], 'the resumed prompt is the one before the crash');
+  assert.equal(result.steps[0]!.observation?.text, 'opened Paris (version 1)');
+  assert.equal(result.steps[1]!.observation?.text, 'on Paris', 'the snapshot restored the open page');
+  assert.deepEqual(names, ['step-1-model', 'step-1-tool', 'step-2-model', 'step-2-tool', 'step-3-model']);
+  const record = recorded.get('step-1-tool') as { outcome: Record<string, unknown>; snapshot: unknown };
+  assert.deepEqual(
+    { ...record, outcome: { ...record.outcome, durationMs: 0 } },
+    {
+      outcome: { ok: true, observation: 'opened Paris (version 1)', durationMs: 0 },
+      snapshot: { page: 'Paris' },
+    },
+  );
+});
+
+test('a journal records the observation the model saw, not the full output of a huge tool result', async () => {
+  const huge = 'x'.repeat(5_000_000);
+  const tool = defineTool({ name: 'dump', description: 'Dumps.', input: 'text', run: () => huge });
+  const { journal, recorded } = memoryJournal();
+  const result = await runAgent({
+    model: scriptedModel(['Thought: t\nAction: dump[]', 'Thought: t\nAnswer: done']),
+    question: 'q',
+    tools: [tool],
+    journal,
+  });
+  const record = recorded.get('step-1-tool') as { outcome: { observation: string; fullOutput?: string } };
+  assert.ok(record.outcome.observation.length < 5000);
+  assert.match(record.outcome.observation, /output truncated: 4996000 more characters/);
+  assert.equal(record.outcome.fullOutput, undefined);
+  assert.equal(result.steps[0]!.observation?.fullText, undefined);
+});
+
+test('every tool call gets a call ID of the run and step, the same when the journal retries it', async () => {
+  const seen: (string | undefined)[] = [];
+  const tool = defineTool({
+    name: 'pay',
+    description: 'Pays.',
+    input: 'text',
+    effects: 'external',
+    run: (_input, { callId }) => {
+      seen.push(callId);
+      if (seen.length === 1) throw new Error('crashed after the effect');
+      return 'paid';
+    },
+  });
+  // A journal that runs an effect again when it fails, as Restate's ctx.run does.
+  const retrying: Journal = async (_name, effect) => {
+    const result = await effect();
+    return (result as { outcome?: { ok: boolean } })?.outcome?.ok === false ? effect() : result;
+  };
+  const result = await runAgent({
+    model: scriptedModel(['Thought: t\nAction: pay[5]', 'Thought: t\nAnswer: done']),
+    question: 'q',
+    tools: [tool],
+    journal: retrying,
+    allowTools: 'all',
+    runId: 'order-17',
+  });
+  assert.equal(result.steps[0]!.observation?.text, 'paid');
+  assert.deepEqual(seen, ['order-17:step-1', 'order-17:step-1']);
+
+  // Without a run ID, each run gets a random one; calls of one run share it.
+  const ids: (string | undefined)[] = [];
+  const echo = defineTool({
+    name: 'echo',
+    description: 'Echoes.',
+    input: 'text',
+    run: (input, { callId }) => {
+      ids.push(callId);
+      return input;
+    },
+  });
+  await runAgent({
+    model: scriptedModel([
+      'Thought: t\nAction: echo[a]',
+      'Thought: t\nAction: echo[b]',
+      'Thought: t\nAnswer: x',
+    ]),
+    question: 'q',
+    tools: [echo],
+  });
+  assert.match(ids[0] ?? '', /^[0-9a-f-]{36}:step-1$/);
+  assert.equal(ids[1], `${ids[0]?.slice(0, 36)}:step-2`);
 });

@@ -100,7 +100,24 @@ test('an approval answered through the ingress after the run suspended and the w
 
   await restate.killWorker(first);
   await restate.startWorker(port);
-  await answerApproval(restate.ingressUrl, runId, { step: 1, decision: { type: 'approve' } });
+  // An answer must name the waiting request: another input, another step, or an answer sent before the
+  // run asked (for a step that is not waiting) is refused, and approves nothing.
+  for (const wrong of [{ input: 'delta' }, { step: 2 }, { tool: 'read' }]) {
+    await assert.rejects(
+      answerApproval(restate.ingressUrl, runId, { ...pending, ...wrong, decision: { type: 'approve' } }),
+      (error) =>
+        error instanceof RestateClientError &&
+        error.status === 409 &&
+        /waits for the approval of write\[gamma\] at step 1, not .*nothing was approved/.test(error.message),
+      JSON.stringify(wrong),
+    );
+  }
+  await assert.rejects(
+    answerApproval(restate.ingressUrl, runId, { step: 1, decision: { type: 'approve' } } as never),
+    (error) =>
+      error instanceof RestateClientError && error.status === 400 && /name the request/.test(error.message),
+  );
+  await answerApproval(restate.ingressUrl, runId, { ...pending, decision: { type: 'approve' } });
 
   const run = await result(restate, runId);
   assert.equal(run.status, 'answered');
@@ -109,6 +126,15 @@ test('an approval answered through the ingress after the run suspended and the w
   assert.deepEqual(lines(restate, 'write-calls'), ['gamma'], 'the approved write ran exactly once');
   assert.deepEqual(lines(restate, 'model-calls'), ['approval:1', 'approval:2']);
   assert.equal(await pendingApproval(restate.ingressUrl, runId), null);
+  // A second (late) answer is refused: nothing waits any more.
+  await assert.rejects(
+    answerApproval(restate.ingressUrl, runId, { ...pending, decision: { type: 'approve' } }),
+    (error) =>
+      error instanceof RestateClientError &&
+      error.status === 409 &&
+      /no approval is waiting/.test(error.message),
+  );
+  assert.deepEqual(lines(restate, 'write-calls'), ['gamma']);
 });
 
 test('failures end the run instead of retrying forever', { timeout: 60_000 }, async (t) => {

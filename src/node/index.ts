@@ -40,11 +40,15 @@ export {
 } from '../tools/mcp.js';
 export { createReadFileTool, type ReadFileTool, type ReadFileToolOptions } from '../tools/read-file.js';
 export { createRunTestsTool, type RunTestsTool, type RunTestsToolOptions } from '../tools/run-tests.js';
+export { SECRET_NAME_PATTERNS } from '../tools/safe-path.js';
+export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from '../tools/sandbox.js';
 export {
   createSearchIndex,
   createSearchTool,
   DEFAULT_CACHE_MIN_PASSAGES,
+  DEFAULT_MAX_DOCUMENT_BYTES,
   DocsFolderError,
+  type ReadDocumentsOptions,
   readDocuments,
   type SearchIndexOptions,
   type SearchIndexResult,

@@ -5,8 +5,9 @@
  * @module
  */
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { DEFAULT_MAX_DOCUMENT_BYTES, readDocFile } from './docs-file.js';
 import {
   DEFAULT_CACHE_MIN_PASSAGES,
   defaultCacheDir,
@@ -22,6 +23,7 @@ import {
 } from './search-tool.js';
 import type { Tool } from './types.js';
 
+export { DEFAULT_MAX_DOCUMENT_BYTES } from './docs-file.js';
 export { DEFAULT_CACHE_MIN_PASSAGES, defaultCacheDir } from './search-cache.js';
 
 export {
@@ -47,8 +49,23 @@ export class DocsFolderError extends Error {
   override name = 'DocsFolderError';
 }
 
+/** Options for {@link readDocuments}. */
+export interface ReadDocumentsOptions {
+  /**
+   * Most bytes read from each document; a longer one is cut there (at a character boundary) and a
+   * warning names it. @default DEFAULT_MAX_DOCUMENT_BYTES (1 MiB)
+   */
+  maxDocumentBytes?: number;
+  /**
+   * Receives warnings (a document cut at `maxDocumentBytes`, one skipped because it changed into a
+   * symlink after listing), each naming the file relative to the docs folder.
+   * @default `process.emitWarning(message, 'TaoloopWarning')`
+   */
+  onWarning?: (message: string) => void;
+}
+
 /** Options for {@link createSearchIndex}. */
-export interface SearchIndexOptions {
+export interface SearchIndexOptions extends ReadDocumentsOptions {
   /** Folder to index, searched recursively. Dotfiles, dot-folders, `node_modules` and symlinks are skipped. */
   docsDir: string;
   /**
@@ -87,25 +104,40 @@ export interface SearchToolOptions extends SearchIndexOptions {
  * same for the value, an array giving one paragraph per item, and other objects their fields as
  * `key: value` pairs.
  *
+ * Symlinks are never followed: they are skipped when listing, each file is opened without following
+ * one, and a file whose path leads elsewhere when it is opened (a folder swapped for a symlink after
+ * listing) is skipped with a warning. Each document is read up to `maxDocumentBytes`.
+ *
  * @throws {DocsFolderError} when the folder is missing, not a folder, unreadable, has no readable
  * documents, or has more than {@link MAX_DOC_FILES} of them; the message names the path.
+ * @throws {RangeError} when `maxDocumentBytes` is not a positive integer.
  */
-export async function readDocuments(docsDir: string): Promise<SourceDocument[]> {
+export async function readDocuments(
+  docsDir: string,
+  options: ReadDocumentsOptions = {},
+): Promise<SourceDocument[]> {
+  const maxBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new RangeError(`maxDocumentBytes must be a positive integer, got ${maxBytes}`);
+  }
+  const warn = options.onWarning ?? ((message: string) => process.emitWarning(message, 'TaoloopWarning'));
   const root = path.resolve(docsDir);
   const info = await stat(root).catch((error: unknown) => {
     throw new DocsFolderError(`Docs folder ${root} ${describeError(error)}: ${FOLDER_HINT}`);
   });
   if (!info.isDirectory()) throw new DocsFolderError(`${root} is not a folder: ${FOLDER_HINT}`);
-  const files = await listDocFiles(root);
+  const rootReal = await realpath(root);
+  const files = await listDocFiles(rootReal);
   const docs: SourceDocument[] = [];
   for (const file of files) {
-    const raw = await readFile(file, 'utf8').catch((error: unknown) => {
-      throw new DocsFolderError(`Document ${file} ${describeError(error)}: ${FOLDER_HINT}`);
+    const id = path.relative(rootReal, file).split(path.sep).join('/');
+    const raw = await readDocFile(file, id, maxBytes, warn).catch((error: unknown) => {
+      throw new DocsFolderError(`Document ${path.join(root, id)} ${describeError(error)}: ${FOLDER_HINT}`);
     });
     // A binary file with a text extension (a renamed executable, an image) is not a document.
-    if (looksBinary(raw)) continue;
+    if (raw === undefined || looksBinary(raw)) continue;
     const text = documentText(raw, path.extname(file).toLowerCase());
-    if (text.trim() !== '') docs.push({ id: path.relative(root, file).split(path.sep).join('/'), text });
+    if (text.trim() !== '') docs.push({ id, text });
   }
   if (docs.length === 0) {
     throw new DocsFolderError(`No documents with text found in ${root}: ${FOLDER_HINT}`);
@@ -165,7 +197,7 @@ export async function createSearchIndex(options: SearchIndexOptions): Promise<Se
   if (!Number.isInteger(minPassages) || minPassages < 0) {
     throw new RangeError(`cacheMinPassages must be a non-negative integer, got ${minPassages}`);
   }
-  const docs = await readDocuments(options.docsDir);
+  const docs = await readDocuments(options.docsDir, options);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   if (cacheDir === false) return { index: DocumentIndex.fromDocuments(docs), source: 'built' };
   const key = indexCacheKey(docs);

@@ -4,40 +4,11 @@
  *
  * @module
  */
-import {
-  addCost,
-  costUsd,
-  DEFAULT_PRICES,
-  findPrice,
-  type ModelPrice,
-  type PriceTable,
-} from '../models/pricing.js';
+import { addCost, costUsd, DEFAULT_PRICES, findPrice, type ModelPrice } from '../models/pricing.js';
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './request.js';
 import type { AgentOptions } from './types.js';
-
-/** Prices found, by the caller's table (or none) and model id: looked up once per model, not once per run. */
-const foundPrices = new WeakMap<object, Map<string, ModelPrice | undefined>>();
-const NO_TABLE = {};
-
-/**
- * {@link findPrice} in the defaults merged with `prices` (which win). Cached by the table's identity, so a
- * table changed in place after a run is not seen by later runs (price tables are `Readonly`).
- */
-function priceOf(modelId: string, prices: PriceTable | undefined): ModelPrice | undefined {
-  let byModel = foundPrices.get(prices ?? NO_TABLE);
-  if (!byModel) {
-    byModel = new Map();
-    foundPrices.set(prices ?? NO_TABLE, byModel);
-  }
-  if (byModel.has(modelId)) return byModel.get(modelId);
-  const price = findPrice(modelId, prices ? { ...DEFAULT_PRICES, ...prices } : DEFAULT_PRICES);
-  // Bounded: a process that makes up model ids cannot grow it without limit.
-  if (byModel.size >= 256) byModel.clear();
-  byModel.set(modelId, price);
-  return price;
-}
 
 /** Tracks what a run has spent. */
 export class Budget {
@@ -52,7 +23,8 @@ export class Budget {
   constructor(options: AgentOptions) {
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
-    this.#price = priceOf(options.model.id, options.prices);
+    // The caller's prices win over the defaults.
+    this.#price = findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices });
     if (this.#maxCostUsd !== undefined && !this.#price) {
       throw new AgentConfigError(
         `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,

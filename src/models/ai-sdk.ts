@@ -17,7 +17,6 @@ import {
   generateText,
   type LanguageModel,
   type LanguageModelUsage,
-  modelMessageSchema,
   RetryError,
   streamText,
 } from 'ai';
@@ -74,7 +73,6 @@ export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
  * ```
  */
 export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLanguageModelOptions = {}): Model {
-  settleMessageSchema();
   const id = options.id ?? `${model.provider}:${model.modelId}`;
   const settings: CallSettings = {
     model,
@@ -89,32 +87,6 @@ export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLangua
   };
 }
 
-let messageSchemaSettled = false;
-
-/**
- * Validates one message with a nested `providerOptions` value, once per process, so that every later
- * `generateText` / `streamText` validates its messages about 4x faster (about 60 µs less CPU per call).
- *
- * The AI SDK checks each call's messages against `z.array(modelMessageSchema)`, a new array schema each call.
- * zod 4.6's parse memoizer then walks the whole message schema on each such new schema to learn whether it
- * is recursive, and cannot cache the answer while the `z.lazy` JSON value schema inside `providerOptions`
- * has never been resolved, which happens only when a message with `providerOptions` is parsed (taoloop
- * sends none). The result is thrown away: this changes no validation outcome, only what zod has cached.
- */
-function settleMessageSchema(): void {
-  if (messageSchemaSettled) return;
-  messageSchemaSettled = true;
-  try {
-    modelMessageSchema.safeParse({
-      role: 'user',
-      content: '',
-      providerOptions: { taoloop: { settle: true } },
-    });
-  } catch {
-    // Only a cache warm-up: any failure leaves validation as it was.
-  }
-}
-
 interface CallSettings {
   model: AiSdkLanguageModel;
   id: string;
@@ -122,31 +94,19 @@ interface CallSettings {
 }
 
 /** The arguments shared by `generateText` and `streamText`, built without `undefined` values. */
-/** The call's settings for `generateText` / `streamText`. Built field by field: spreads cost ~1 µs each on Node 20. */
 function callArguments(settings: CallSettings, request: ModelRequest, abortSignal: AbortSignal | undefined) {
-  const args: {
-    model: AiSdkLanguageModel;
-    messages: ReturnType<typeof toAiMessage>[];
-    allowSystemInMessages: true;
-    tools?: ReturnType<typeof toToolSet>;
-    maxRetries?: number;
-    stopSequences?: string[];
-    temperature?: number;
-    maxOutputTokens?: number;
-    abortSignal?: AbortSignal;
-  } = {
+  return {
     model: settings.model,
     messages: withCacheBreakpoints(settings.model, request),
     // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
-    allowSystemInMessages: true,
+    allowSystemInMessages: true as const,
+    ...(request.tools?.length && { tools: toToolSet(request.tools) }),
+    ...(settings.maxRetries !== undefined && { maxRetries: settings.maxRetries }),
+    ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
+    ...(request.temperature !== undefined && { temperature: request.temperature }),
+    ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
+    ...(abortSignal !== undefined && { abortSignal }),
   };
-  if (request.tools?.length) args.tools = toToolSet(request.tools);
-  if (settings.maxRetries !== undefined) args.maxRetries = settings.maxRetries;
-  if (request.stopSequences !== undefined) args.stopSequences = [...request.stopSequences];
-  if (request.temperature !== undefined) args.temperature = request.temperature;
-  if (request.maxOutputTokens !== undefined) args.maxOutputTokens = request.maxOutputTokens;
-  if (abortSignal !== undefined) args.abortSignal = abortSignal;
-  return args;
 }
 
 /**
@@ -171,12 +131,13 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
   const progress = trackCall(call.signal);
   try {
     const result = await generateText(callArguments(settings, request, call.signal));
-    const response: ModelResponse = { text: result.text } as ModelResponse;
-    if (result.toolCalls.length) response.toolCalls = result.toolCalls.map(toToolCall);
-    response.usage = toModelUsage(result.usage);
-    response.finishReason = toFinishReason(result.finishReason);
-    response.rawFinishReason = result.rawFinishReason;
-    return response;
+    return {
+      text: result.text,
+      ...(result.toolCalls.length && { toolCalls: result.toolCalls.map(toToolCall) }),
+      usage: toModelUsage(result.usage),
+      finishReason: toFinishReason(result.finishReason),
+      rawFinishReason: result.rawFinishReason,
+    };
   } catch (error) {
     throw toModelError(error, settings.id, request.signal, progress);
   } finally {

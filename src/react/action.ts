@@ -30,17 +30,10 @@ export interface BracketInput {
 
 const CLOSER: Readonly<Record<string, string>> = { '[': ']', '(': ')' };
 
-/** `/\s/` for the character at `at`, without a regex for ASCII (it runs on every character scanned). */
-function isSpaceAt(text: string, at: number): boolean {
-  const c = text.charCodeAt(at);
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return /\s/.test(text[at] ?? '');
-}
-
 /** Reads the name on the first non-blank line of the value `[start, end)` (the value may begin on the next line). */
 export function readHead(text: string, start: number, end: number): ActionHead {
   let at = start;
-  while (at < end && isSpaceAt(text, at)) at++;
+  while (at < end && /\s/.test(text[at] ?? '')) at++;
   const newline = text.indexOf('\n', at);
   const lineEnd = newline < 0 || newline > end ? end : newline;
   let bracket = at;
@@ -82,7 +75,7 @@ export function readBracketInput(
 /** The closing bracket after a JSON value that fills the input, or undefined when the input is not JSON. */
 function jsonClose(text: string, open: number, closer: string, limit: number): number | undefined {
   let at = open + 1;
-  while (at < limit && isSpaceAt(text, at)) at++;
+  while (at < limit && /\s/.test(text[at] ?? '')) at++;
   if (text[at] !== '{' && text[at] !== '[') return undefined;
   let depth = 0;
   let inString = false;
@@ -100,7 +93,7 @@ function jsonClose(text: string, open: number, closer: string, limit: number): n
   }
   if (at >= limit) return undefined;
   at++;
-  while (at < limit && isSpaceAt(text, at)) at++;
+  while (at < limit && /\s/.test(text[at] ?? '')) at++;
   return text[at] === closer ? at : undefined;
 }
 
@@ -158,8 +151,6 @@ function joinWords(name: string): string {
  * (`Search Wikipedia` → `search_wikipedia`). Unknown names come back cleaned, in the case written.
  */
 export function resolveTool(name: string, tools: readonly string[] | undefined): string {
-  // The usual case, a name written exactly: no cleaning, no case folding.
-  if (tools?.includes(name)) return name;
   const cleaned = cleanToolName(name);
   if (!tools) return cleaned;
   for (const candidate of [name, cleaned]) {

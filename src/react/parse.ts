@@ -11,7 +11,7 @@ import { ENGLISH_LABELS, type LabelSet } from './labels.js';
 import { describeProblem } from './problems.js';
 import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
 import { readThinking } from './think.js';
-import type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
+import type { ActionTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
 
 /** Options for {@link parseTurn}. */
 export interface ParseOptions {
@@ -113,17 +113,6 @@ const PLACEHOLDER_FILLERS = new Set([
  * ```
  */
 export function parseTurn(text: string, options: ParseOptions = {}): Turn {
-  const labels = options.labels ?? ENGLISH_LABELS;
-  return plainAction(text, labelIndex(labels), options.tools) ?? parseFull(text, options);
-}
-
-/**
- * {@link parseTurn} without its fast path: the full scan, for every reply. Exported for the tests that
- * check the fast path against it (`test/react/parse-fast-path.test.ts`); not part of the public API.
- *
- * @internal
- */
-export function parseFull(text: string, options: ParseOptions = {}): Turn {
   return readTurn(text, options).turn;
 }
 
@@ -163,13 +152,7 @@ export function readTurn(text: string, options: ParseOptions = {}): ReadTurn {
   // The model was still reasoning when the reply stopped: that, not the format, is the problem. (Not when
   // the text was cut before the block opened: the block was never going to be read.)
   if (turn.type === 'none' && thinking.unclosed && !stopped && turn.kind !== 'action-and-answer') {
-    read.turn = none(
-      context.cutOff ? 'truncated' : 'reasoning-cut',
-      context,
-      fromBase(turn),
-      undefined,
-      true,
-    );
+    read.turn = none(context.cutOff ? 'truncated' : 'reasoning-cut', context, baseOf(turn), undefined, true);
   }
   return { ...read, ...reasoning };
 }
@@ -182,9 +165,10 @@ function readCleaned(cleaned: string, context: Context): ReadTurn & { stopped: b
   const scan = scanReply(cleaned, context.index, { endsAtLabel: context.observationCut });
   if (context.observationCut && !scan.invented && !scan.newStep) scan.invented = true;
   const found = collect(cleaned, scan, context);
-  const base: Base = {};
-  if (found.thought !== undefined) base.thought = found.thought;
-  if (scan.invented) base.inventedObservation = true;
+  const base: Base = {
+    ...(found.thought !== undefined && { thought: found.thought }),
+    ...(scan.invented && { inventedObservation: true }),
+  };
   const turn = decide(found, scan, context, base);
   const stopped = scan.invented || scan.newStep === true;
   if (turn.type !== 'action' || found.actionEnd === undefined) {
@@ -202,68 +186,6 @@ function readCleaned(cleaned: string, context: Context): ReadTurn & { stopped: b
 /** Tool calls written in text after an action's bracket (`search[b] lookup[c]`), as written. */
 function callsIn(text: string): string[] {
   return text.match(/[\p{L}_][\p{L}\p{N}_-]*\s?[[(][^\])\n]*[\])]/gu) ?? [];
-}
-
-const PLAIN_THOUGHT = 'Thought: ';
-const PLAIN_ACTION = '\nAction: ';
-
-/**
- * The fast path of {@link parseTurn}: the turn almost every step of a well-behaved model writes,
- * `Thought: <one line>\nAction: tool[input]` with a listed tool and nothing after the bracket, read
- * without the full scan. It accepts only text in which nothing can change how the full parser reads it:
- * no `<` (think tags), no backtick or `~` (fences), no `\r`, a one-line thought with content, a plain tool
- * name that is listed and is not `finish`, an input without brackets or braces, and only spaces, tabs and
- * newlines after the closing bracket. Anything else returns undefined and takes the full parser. The
- * fields come from the same helpers the full parser uses (`resolveTool`, `cleanInput`), and a property test
- * checks that both give the same turn. Exported for that test only.
- *
- * @internal
- */
-export function plainAction(
-  text: string,
-  index: LabelIndex,
-  tools: readonly string[] | undefined,
-): ActionTurn | undefined {
-  if (!tools || !text.startsWith(PLAIN_THOUGHT)) return undefined;
-  if (index.kinds.get('thought') !== 'thought' || index.kinds.get('action') !== 'action') return undefined;
-  const actionAt = text.indexOf(PLAIN_ACTION, PLAIN_THOUGHT.length);
-  if (actionAt < 0) return undefined;
-  for (let i = PLAIN_THOUGHT.length; i < actionAt; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 13 || c === 60 || c === 96 || c === 126) return undefined; // \n \r < ` ~
-  }
-  const thought = text.slice(PLAIN_THOUGHT.length, actionAt).trim();
-  if (thought === '') return undefined;
-  const nameStart = actionAt + PLAIN_ACTION.length;
-  let at = nameStart;
-  if (!isAsciiLetter(text.charCodeAt(at))) return undefined;
-  for (at++; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (!isAsciiLetter(c) && !(c >= 48 && c <= 57) && c !== 95 && c !== 45) break; // digits _ -
-  }
-  if (text.charCodeAt(at) !== 91) return undefined; // [
-  const open = at;
-  for (at++; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === 93) break; // ]
-    // [ { < ` ~ \n \r
-    if (c === 91 || c === 123 || c === 60 || c === 96 || c === 126 || c === 10 || c === 13) return undefined;
-  }
-  if (at >= text.length) return undefined;
-  const close = at;
-  for (at++; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c !== 32 && c !== 9 && c !== 10) return undefined;
-  }
-  const name = text.slice(nameStart, open);
-  if (index.finish.has(normaliseWord(name))) return undefined;
-  const tool = resolveTool(name, tools);
-  if (!tools.includes(tool)) return undefined;
-  return { thought, type: 'action', tool, input: cleanInput(text.slice(open + 1, close)) };
-}
-
-function isAsciiLetter(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 }
 
 /**
@@ -292,22 +214,15 @@ function none(
     ...(detail === undefined ? {} : { detail }),
     ...(reasoning ? { reasoning } : {}),
   });
-  const turn = fromBase(base) as NoneTurn;
-  turn.type = 'none';
-  turn.kind = kind;
-  turn.problem = problem;
-  return turn;
+  return { ...base, type: 'none', kind, problem };
 }
 
-/**
- * A new turn holding `base`'s fields, in the order a spread would give. Built field by field because the
- * spread (`{ ...base, type }`) costs about a microsecond on Node 20, on every step.
- */
-function fromBase(base: Base): Base {
-  const turn: Base = {};
-  if (base.thought !== undefined) turn.thought = base.thought;
-  if (base.inventedObservation !== undefined) turn.inventedObservation = base.inventedObservation;
-  return turn;
+/** The fields every turn has (its thought, and whether the model wrote its own observation). */
+function baseOf(turn: Turn): Base {
+  return {
+    ...(turn.thought !== undefined && { thought: turn.thought }),
+    ...(turn.inventedObservation !== undefined && { inventedObservation: turn.inventedObservation }),
+  };
 }
 
 /** Walks the items in order: the first thought, the first action, the first answer. */
@@ -436,19 +351,17 @@ function decide(found: Found, scan: Scan, context: Context, base: Base): Turn {
     if (isPlaceholder(answer.text, context.index)) {
       return none('placeholder-answer', context, base, answer.text.trim() === '' ? undefined : answer.text);
     }
-    const turn = fromBase(base) as AnswerTurn;
-    turn.type = 'answer';
-    turn.text = answer.text;
-    return turn;
+    return { ...base, type: 'answer', text: answer.text };
   }
   if (action && !action.complete) return none('truncated', context, base);
   if (action?.kind === 'tool') {
-    const turn = fromBase(base) as ActionTurn;
-    turn.type = 'action';
-    turn.tool = action.tool;
-    turn.input = action.input;
-    if (action.trailingText !== undefined) turn.trailingText = action.trailingText;
-    return turn;
+    return {
+      ...base,
+      type: 'action',
+      tool: action.tool,
+      input: action.input,
+      ...(action.trailingText !== undefined && { trailingText: action.trailingText }),
+    };
   }
   if (action?.kind === 'empty') return none('empty-action', context, base, action.written || undefined);
   if (action?.kind === 'syntax') return none('unknown-syntax', context, base, action.written);

@@ -418,3 +418,22 @@ describe('languages', () => {
     assert.equal(new Set(mergeLabels(LABEL_SETS.en).answer).size, mergeLabels(LABEL_SETS.en).answer.length);
   });
 });
+
+test('a plain turn reads as thought, type, tool, input: key order included, as traces are JSON', () => {
+  const tools = ['search', 'calculator'];
+  const plain = parseTurn('Thought: I need the total.\nAction: calculator[20 * 12 * 7]\n', { tools });
+  assert.equal(
+    JSON.stringify(plain),
+    JSON.stringify({
+      thought: 'I need the total.',
+      type: 'action',
+      tool: 'calculator',
+      input: '20 * 12 * 7',
+    }),
+  );
+  const named = parseTurn('Thought: go\nAction: Search["Ada Lovelace"]', { tools });
+  assert.equal(
+    JSON.stringify(named),
+    JSON.stringify({ thought: 'go', type: 'action', tool: 'search', input: 'Ada Lovelace' }),
+  );
+});

@@ -1,6 +1,6 @@
 /**
- * The system prompt is rendered once per distinct set of inputs and cached: a cached prompt must never be
- * another option set's.
+ * Each run sends the system prompt rendered from its own options (tools, instructions, examples, language),
+ * never another run's.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -34,7 +34,7 @@ function expected(options: Omit<AgentOptions, 'model' | 'question'>): string {
   });
 }
 
-test('option sets that differ only where separators could hide get their own prompts', async () => {
+test('runs whose options differ only where separators could hide each send their own prompt', async () => {
   const examples: FewShotExample[] = [{ question: 'Q?', steps: [{ thought: 'easy', answer: 'A' }] }];
   const sets: Omit<AgentOptions, 'model' | 'question'>[] = [
     { tools: [tool('d')], examples },
@@ -58,4 +58,11 @@ test('a new examples array is a new prompt', async () => {
   assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
   assert.match(await sentPrompt({ tools: [], examples: second }), /Q2\?/);
   assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
+});
+
+test('an examples array changed between runs is sent as it is now', async () => {
+  const examples: FewShotExample[] = [{ question: 'Q1?', steps: [{ thought: 't', answer: 'one' }] }];
+  assert.match(await sentPrompt({ tools: [], examples }), /Q1\?/);
+  examples.push({ question: 'Q3?', steps: [{ thought: 't', answer: 'three' }] });
+  assert.match(await sentPrompt({ tools: [], examples }), /Q3\?/);
 });

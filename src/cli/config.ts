@@ -12,6 +12,7 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { errorMessage } from '../util/own.js';
+import { CONFIG_PATH_FLAGS, checkFoundConfigPath } from './config-trust.js';
 import { UsageError } from './errors.js';
 import { durationMs, usd } from './options.js';
 
@@ -98,26 +99,47 @@ export function loadConfig(file: string): CliConfig {
   return config;
 }
 
+/** The config file a command read, and whether the user named it. */
+export interface AppliedConfig {
+  file: string;
+  /**
+   * True when taoloop found the file by itself in the current folder; false when the user named it with
+   * `--config` or `TAOLOOP_CONFIG`. A found file is held to `config-trust.ts`'s limits.
+   */
+  found: boolean;
+}
+
 /**
  * Finds the config file for a command (`--config`/`TAOLOOP_CONFIG`, else `taoloop.config.json` in `cwd`)
- * and sets every option it names that neither a flag nor an environment variable set.
+ * and sets every option it names that neither a flag nor an environment variable set. A file found by
+ * itself may only name folders inside its own folder (real paths).
  *
  * @returns the config file used, if any.
- * @throws {UsageError} for a `--config` file that does not exist, or a bad config file.
+ * @throws {UsageError} for a `--config` file that does not exist, a bad config file, or a found config that
+ * names a folder outside its own folder (the message says how to allow it).
  */
-export function applyConfig(command: Command, cwd: string): string | undefined {
+export function applyConfig(command: Command, cwd: string): AppliedConfig | undefined {
   const given = command.getOptionValue('config') as string | undefined;
   const file = given === undefined ? resolve(cwd, CONFIG_FILE_NAME) : resolve(cwd, given);
   if (!existsSync(file)) {
     if (given !== undefined) throw new UsageError(`the config file ${given} does not exist.`);
     return undefined;
   }
+  const found = given === undefined;
   const config = loadConfig(file);
   const known = new Set(command.options.map((o) => o.attributeName()));
+  const applied: [string, unknown][] = [];
   for (const [key, value] of Object.entries(config)) {
     if (key === '$schema' || value === undefined || !known.has(key)) continue;
     const source = command.getOptionValueSource(key);
-    if (source === undefined || source === 'default') command.setOptionValueWithSource(key, value, 'config');
+    if (source === undefined || source === 'default') applied.push([key, value]);
   }
-  return file;
+  // Checked before any option is set: a refused config changes nothing.
+  if (found) {
+    for (const [key, value] of applied)
+      if (Object.hasOwn(CONFIG_PATH_FLAGS, key))
+        checkFoundConfigPath(key as keyof typeof CONFIG_PATH_FLAGS, value as string, file);
+  }
+  for (const [key, value] of applied) command.setOptionValueWithSource(key, value, 'config');
+  return { file, found };
 }

@@ -40,13 +40,19 @@ async function runWithConfig(
   name: 'run' | 'ask',
   extra: Partial<RunCommandOptions> = {},
 ): Promise<number> {
-  const [{ applyConfig }, { runCommand }] = await Promise.all([
+  const [{ applyConfig }, { runCommand }, { envForFoundConfigModel }] = await Promise.all([
     import('./config.js'),
     import('./commands/run.js'),
+    import('./config-trust.js'),
   ]);
   const config = applyConfig(command, process.cwd());
   const options = { ...command.opts<RunCommandOptions>(), ...extra };
-  return runCommand(question, options, { command: name, config });
+  // A model endpoint named by a config file found in the current folder gets no API key unasked.
+  const env =
+    config?.found && options.model !== undefined && command.getOptionValueSource('model') === 'config'
+      ? await envForFoundConfigModel(options.model, config.file, process.env)
+      : process.env;
+  return runCommand(question, options, { command: name, config: config?.file, env });
 }
 
 function buildProgram(setExit: (code: number) => void): Command {

@@ -104,6 +104,8 @@ export interface FakeOpenAI {
   baseURL: string;
   /** Every parsed request body, in arrival order (failed ones included); empty with `keepRequests: false`. */
   requests: ParsedRequestBody[];
+  /** The `authorization` header of each request, in arrival order (`undefined` when none was sent). */
+  authorizations: (string | undefined)[];
   /** Requests received, kept or not. */
   readonly received: number;
   /** Streams the client stopped reading before the end (the connection was closed early). */
@@ -117,6 +119,7 @@ export interface FakeOpenAI {
 /** Starts the server on 127.0.0.1 on a free port. */
 export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeOpenAI> {
   const requests: ParsedRequestBody[] = [];
+  const authorizations: (string | undefined)[] = [];
   let failuresLeft = options.failFirst?.count ?? 0;
   let served = 0;
   let abandonedStreams = 0;
@@ -134,6 +137,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     }
     const body = JSON.parse(await readBody(req)) as ParsedRequestBody;
     const requestIndex = received++;
+    authorizations.push(req.headers.authorization);
     if (options.keepRequests !== false) requests.push(body);
     res.on('close', () => {
       if (!res.writableFinished) disconnects += 1;
@@ -206,6 +210,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    authorizations,
     get received() {
       return received;
     },

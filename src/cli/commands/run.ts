@@ -33,10 +33,16 @@ export interface TraceTarget {
 export async function runCommand(
   question: string,
   options: RunCommandOptions,
-  context: { command: 'run' | 'ask'; config?: string | undefined },
+  context: {
+    command: 'run' | 'ask';
+    config?: string | undefined;
+    /** Where the model's API keys are read from. @default process.env */
+    env?: NodeJS.ProcessEnv | undefined;
+  },
 ): Promise<number> {
   const cwd = process.cwd();
-  const prepared = await prepareRun(question, options, { ...context, cwd, env: process.env });
+  const env = context.env ?? process.env;
+  const prepared = await prepareRun(question, options, { ...context, cwd, env });
   const target: TraceTarget = options.trace
     ? { file: options.trace, explicit: true }
     : { file: newRunFile(runsFolder(cwd, process.env)), explicit: false };

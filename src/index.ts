@@ -14,7 +14,15 @@
  * @module
  */
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
+export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
+export {
+  type AnswerCandidate,
+  type AnswerCheck,
+  DEFAULT_MAX_ANSWER_CORRECTIONS,
+  type InferOutput,
+  type OutputSchema,
+} from './agent/output.js';
 export { AgentConfigError } from './agent/request.js';
 export type {
   AgentEvent,

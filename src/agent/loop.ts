@@ -15,8 +15,10 @@ import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
+import { finalAnswerTurn, forceAnswerRequest } from './final-answer.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { nativeTurn } from './native.js';
+import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { RepeatTracker } from './repeats.js';
 import { buildRequest, planRequests } from './request.js';
 import { maxTurnChars } from './turn-cap.js';
@@ -38,8 +40,11 @@ export const DEFAULT_MAX_STEPS = 8;
  * @throws {ToolConfigError} for an invalid tool list.
  * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
-export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
-  const run = options.telemetry ? withTelemetry(react(options), options.telemetry) : react(options);
+export async function* streamAgent<O = unknown>(
+  options: AgentOptions<O>,
+): AsyncGenerator<AgentEvent, RunResult<O>> {
+  const loop = react(options as AgentOptions);
+  const run = options.telemetry ? withTelemetry(loop, options.telemetry) : loop;
   // Passed on event by event rather than with `yield*`, which would throw a consumer's `throw()` into the
   // loop, where it would read as a failed model call. However the consumer stops, the loop is closed: its
   // `finally` blocks run and a streamed model call is cancelled.
@@ -51,7 +56,8 @@ export async function* streamAgent(options: AgentOptions): AsyncGenerator<AgentE
       next = await run.next();
     }
     finished = true;
-    return next.value;
+    // The loop handles any output type; `O` (from the `output` schema) only types the result for the caller.
+    return next.value as RunResult<O>;
   } finally {
     if (!finished) await run.return(undefined as never);
   }
@@ -85,7 +91,10 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     let usage: RunUsage = {};
     let actionSteps = 0;
     let formatErrors = 0;
-    const finish = (status: StopReason, extra: { answer?: string; error?: string } = {}): RunResult => ({
+    let refusedAnswers = 0;
+    /** Set while making the last call `forceFinalAnswer` asks for: the limit that ends the run otherwise. */
+    let forcing: { status: StopReason; error?: string } | undefined;
+    const finish = (status: StopReason, extra: FinishExtra = {}): RunResult => ({
       status,
       ...extra,
       question,
@@ -116,16 +125,19 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         result = stopped();
         break;
       }
-      if (actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS)) {
-        result = finish('max_steps');
-        break;
-      }
       const index = steps.length + 1;
       const request = buildRequest(plan, options, steps, stopState.send);
-      const overBudget = budget.check(request);
-      if (overBudget) {
-        result = finish('budget', { error: overBudget });
-        break;
+      if (forcing) forceAnswerRequest(request, labels, plan.answer);
+      else {
+        const limit = limitReached(actionSteps, options, () => budget.check(request));
+        if (limit && options.forceFinalAnswer && !signal?.aborted) {
+          forcing = limit;
+          continue; // the next request is the forced one, built from the same steps
+        }
+        if (limit) {
+          result = finish(limit.status, limit);
+          break;
+        }
       }
 
       // 2. The model call. With a journal (the seam a durable engine records side effects through), the
@@ -166,7 +178,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       const stepCost = budget.record(request, response.usage, response.text);
       const { text, finishReason } = response;
       const turn = plan.native
-        ? nativeTurn(response, options.tools, labels)
+        ? (finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, options.tools, labels))
         : parseTurn(text, { tools: router.names, labels, finishReason });
       const transcriptText = turn.inventedObservation ? cutTranscriptText(text, labels) : text.trimEnd();
       const toolCall = plan.native && turn.type === 'action' ? response.toolCalls?.[0] : undefined;
@@ -190,11 +202,35 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
 
       // 4. The answer, a format error sent back, or the action run (approval and the tool call
       // pass through `options.journal` too, in `act`) and its observation appended.
+      // The forced last call ends the run whatever it gives: an accepted answer, or the limit it stood in for.
+      if (forcing && turn.type !== 'answer') {
+        yield { type: 'step-end', step };
+        result = finish(forcing.status, forcing);
+        break;
+      }
       switch (turn.type) {
-        case 'answer':
+        case 'answer': {
+          // Checked against `output` and `checkAnswer`; a refusal goes back as an observation, using no step.
+          const verdict = await judgeAnswer(turn.text, steps, options, plan.turnFormat.labels.answer);
+          if (!verdict.ok) {
+            refusedAnswers += 1;
+            step.observation = { text: verdict.observation, source: 'answer-check', ok: false };
+            yield { type: 'step-end', step };
+            if (forcing) result = finish(forcing.status, forcing);
+            else if (refusedAnswers > (options.maxAnswerCorrections ?? DEFAULT_MAX_ANSWER_CORRECTIONS)) {
+              const error = `The answer was refused ${refusedAnswers} times; the last time: ${verdict.problem}.`;
+              result = finish('format_errors', { error });
+            }
+            break;
+          }
           yield { type: 'step-end', step };
-          result = finish('answered', { answer: turn.text });
+          result = finish('answered', {
+            answer: turn.text,
+            ...('output' in verdict && { output: verdict.output }),
+            ...(forcing && { forced: true }),
+          });
           break;
+        }
         case 'none':
           formatErrors += 1;
           step.observation = { text: formatErrorObservation(turn), source: 'format-error', ok: false };
@@ -223,6 +259,25 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
   }
 }
 
+/** What a run's result adds to its status. */
+interface FinishExtra {
+  answer?: string;
+  error?: string;
+  output?: unknown;
+  forced?: boolean;
+}
+
+/** The step or budget limit that stops the run before the next model call, if one is reached. */
+function limitReached(
+  actionSteps: number,
+  options: AgentOptions,
+  overBudget: () => string | undefined,
+): { status: StopReason; error?: string } | undefined {
+  if (actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS)) return { status: 'max_steps' };
+  const error = overBudget();
+  return error === undefined ? undefined : { status: 'budget', error };
+}
+
 /** The summary kept with the answer when `earlierTrajectories` is `'summary'`. */
 function trajectoryOf(options: AgentOptions, steps: readonly Step[]): string | undefined {
   return options.earlierTrajectories === 'summary' ? summarizeTrajectory(steps) : undefined;
@@ -237,7 +292,7 @@ function trajectoryOf(options: AgentOptions, steps: readonly Step[]): string | u
  * if (result.status === 'answered') console.log(result.answer);
  * ```
  */
-export function runAgent(options: AgentOptions): Promise<RunResult> {
+export function runAgent<O = unknown>(options: AgentOptions<O>): Promise<RunResult<O>> {
   return drain(streamAgent(options));
 }
 

@@ -95,6 +95,39 @@ export async function parseOutput(text: string, schema: OutputSchema): Promise<O
   return { ok: true, value: result.value };
 }
 
+/** An answer accepted (with its typed value when `output` is set), or refused with the observation to send. */
+export type AnswerVerdict =
+  | { ok: true; output?: unknown }
+  | { ok: false; problem: string; observation: string };
+
+/**
+ * Decides on an answer: parsed and validated against `output` when set, then the `checkAnswer` checks.
+ * Never throws.
+ */
+export async function judgeAnswer(
+  text: string,
+  steps: readonly Step[],
+  options: {
+    output?: OutputSchema | undefined;
+    checkAnswer?: AnswerCheck | readonly AnswerCheck[] | undefined;
+  },
+  answerLabel: string,
+): Promise<AnswerVerdict> {
+  let output: unknown;
+  if (options.output) {
+    const parsed = await parseOutput(text, options.output);
+    if (!parsed.ok) return refuse(parsed.problem, answerLabel, true);
+    output = parsed.value;
+  }
+  const refusal = await runAnswerChecks(options.checkAnswer, { text, output, steps });
+  if (refusal !== undefined) return refuse(refusal, answerLabel, options.output !== undefined);
+  return options.output ? { ok: true, output } : { ok: true };
+}
+
+function refuse(problem: string, answerLabel: string, json: boolean): AnswerVerdict {
+  return { ok: false, problem, observation: answerCorrection(problem, answerLabel, json) };
+}
+
 /** Runs the caller's checks in order; the first refusal wins. A check that throws refuses. */
 export async function runAnswerChecks(
   checks: AnswerCheck | readonly AnswerCheck[] | undefined,

@@ -10,6 +10,12 @@ import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prom
 import type { Tool } from '../tools/types.js';
 import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
 import { type Conversation, earlierMessages } from './conversation.js';
+import {
+  type AnswerFormat,
+  answerFormat,
+  answerInstructions,
+  finalAnswerDefinition,
+} from './final-answer.js';
 import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from './native.js';
 import type { AgentOptions, Step } from './types.js';
 
@@ -31,6 +37,8 @@ export interface RequestPlan {
   question: string;
   /** Earlier turns of the conversation, as chat messages sent before the question. */
   earlier: ModelMessage[];
+  /** The typed answer's format, when the run has `output`. */
+  answer: AnswerFormat | undefined;
 }
 
 /**
@@ -56,15 +64,15 @@ export function planRequests(
     );
   }
   const native = mode === 'native' || (mode === 'auto' && model.supportsToolCalls === true);
+  checkLimit('maxAnswerCorrections', options.maxAnswerCorrections);
+  const answer = answerFormat(options, tools, native);
+  const instructions = answerInstructions(options.instructions, answer, native, labels);
   const systemPrompt = native
-    ? renderNativeSystemPrompt({
-        instructions: options.instructions,
-        answerLabel: primaryLabels(labels).answer,
-      })
+    ? renderNativeSystemPrompt({ instructions, answerLabel: primaryLabels(labels).answer })
     : renderSystemPrompt({
         tools,
         labels,
-        instructions: options.instructions,
+        instructions,
         examples: options.examples,
         contentLanguage: options.contentLanguage,
       });
@@ -74,6 +82,7 @@ export function planRequests(
   const turnFormat: TurnFormat = {
     tools: tools.map((t) => t.name),
     labels: { thought: l.thought, action: l.action, answer: l.answer },
+    ...(answer?.jsonSchema && { answerJsonSchema: answer.jsonSchema }),
   };
   return {
     native,
@@ -84,6 +93,7 @@ export function planRequests(
     turnFormat,
     question: conversation.question,
     earlier: earlierMessages(conversation.earlier, labels, options.earlierTrajectories === 'summary'),
+    answer,
   };
 }
 
@@ -113,7 +123,9 @@ export function buildRequest(
     const messages = renderNativeMessages(plan.systemPrompt, questionLine, fitted);
     // Earlier turns go between the system prompt and the question, as conversation.
     messages.splice(1, 0, ...plan.earlier);
-    return { ...settings, messages, tools: toolDefinitions(options.tools) };
+    const tools = toolDefinitions(options.tools);
+    if (plan.answer) tools.push(finalAnswerDefinition(plan.answer));
+    return { ...settings, messages, tools };
   }
   const entries = fitted.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
   const messages = renderMessages({

@@ -41,6 +41,8 @@ export interface TurnFormat {
   tools: readonly string[];
   /** The written labels, e.g. `{ thought: 'Thought', action: 'Action', answer: 'Answer' }`. */
   labels: { thought: string; action: string; answer: string };
+  /** A typed answer (`output`): the JSON Schema the answer's JSON must match. */
+  answerJsonSchema?: Record<string, unknown>;
 }
 
 /** What the loop asks of a model for one turn. */

@@ -171,3 +171,20 @@ test('a model failure ends with an error chunk; a caller mistake too; cancelling
   await reader.cancel();
   assert.equal(closed, true);
 });
+
+test('a refused answer is a data-answer-refused part; only the accepted answer becomes text', async () => {
+  const model = scriptedModel(['Answer: {"totalUsd": "lots"}', 'Answer: {"totalUsd": 1680}']);
+  const message = await lastMessage(
+    toUIMessageStream(
+      streamAgent({ model, question: 'q', tools: [], output: z.object({ totalUsd: z.number() }) }),
+    ),
+  );
+  const refused = message.parts.find((p) => p.type === 'data-answer-refused');
+  assert.ok(refused?.type === 'data-answer-refused');
+  assert.equal(refused.data.answer, '{"totalUsd": "lots"}');
+  assert.match(refused.data.problem, /totalUsd/);
+  const texts = message.parts.filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : ''));
+  assert.deepEqual(texts, ['{"totalUsd": 1680}']);
+  const stop = message.parts.find((p) => p.type === 'data-stop');
+  assert.deepEqual(stop?.type === 'data-stop' && stop.data.output, { totalUsd: 1680 });
+});

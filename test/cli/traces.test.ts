@@ -141,36 +141,40 @@ test('--trace FILE writes the trace there', async () => {
   assert.equal(existsSync(runs), false);
 });
 
-test('Ctrl-C while the model streams ends the run as aborted, with a complete trace', async () => {
-  const { env } = cliEnv();
-  const file = join(tempDir(), 'interrupted.jsonl');
-  // 40 characters a second: the first turn takes about 2 s to arrive.
-  const server = await startFakeOpenAI({ replies: READ_SCRIPT, chunkSize: 4, chunkDelayMs: 100 });
-  try {
-    const args = ['run', 'q', '--trace', file, '--model', `openai-compatible:${server.baseURL}#m`];
-    const cli = spawnCli(args, { env });
-    await until(() =>
-      existsSync(file) && readFileSync(file, 'utf8').includes('"model-start"') ? true : undefined,
+// SIGTERM (`kill`, `timeout`, `docker stop`) and SIGHUP (the terminal closed) stop a run as Ctrl-C does.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  test(`${signal} while the model streams ends the run as aborted, exit 1, the trace ending with run-end`, async () => {
+    const { env } = cliEnv();
+    const file = join(tempDir(), 'interrupted.jsonl');
+    // 40 characters a second: the first turn takes about 2 s to arrive.
+    const server = await startFakeOpenAI({ replies: READ_SCRIPT, chunkSize: 4, chunkDelayMs: 100 });
+    try {
+      const args = ['run', 'q', '--trace', file, '--model', `openai-compatible:${server.baseURL}#m`];
+      const cli = spawnCli(args, { env });
+      await until(() =>
+        existsSync(file) && readFileSync(file, 'utf8').includes('"model-start"') ? true : undefined,
+      );
+      await new Promise((r) => setTimeout(r, 300)); // let some of the stream arrive
+      cli.child.kill(signal);
+      const { code } = await cli.exited;
+      assert.equal(code, 1, cli.stderr());
+      assert.match(cli.stderr(), /Stopping the run… \(press Ctrl-C again to quit at once\)/);
+      assert.match(cli.stdout(), /No answer: the run was aborted\./);
+      assert.doesNotMatch(cli.stderr(), /\n\s+at /);
+    } finally {
+      await server.close();
+    }
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.type),
+      ['trace-start', 'run-start', 'model-start', 'run-end'],
     );
-    await new Promise((r) => setTimeout(r, 300)); // let some of the stream arrive
-    cli.child.kill('SIGINT');
-    const { code } = await cli.exited;
-    assert.equal(code, 1, cli.stderr());
-    assert.match(cli.stderr(), /Stopping the run… \(press Ctrl-C again to quit at once\)/);
-    assert.match(cli.stdout(), /No answer: the run was aborted\./);
-    assert.doesNotMatch(cli.stderr(), /\n\s+at /);
-  } finally {
-    await server.close();
-  }
-  const lines = readFileSync(file, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-  assert.deepEqual(
-    lines.map((l) => l.type),
-    ['trace-start', 'run-start', 'model-start', 'run-end'],
-  );
-  const trace = readTrace(file);
-  assert.equal(trace.result?.status, 'aborted');
-  assert.equal(trace.header.question, 'q');
-});
+    assert.equal(lines.at(-1).result.status, 'aborted');
+    const trace = readTrace(file);
+    assert.equal(trace.result?.status, 'aborted');
+    assert.equal(trace.header.question, 'q');
+  });
+}

@@ -135,41 +135,49 @@ describe('taoloop eval', () => {
     }
   });
 
-  test('Ctrl-C keeps the finished results, exits 1, and a rerun finishes the rest', async () => {
-    const server = await startFakeOpenAI({ replies: () => 'Answer: London', responseDelayMs: 150 });
-    try {
-      const out = mkdtempSync(join(tmpdir(), 'taoloop-sigint-'));
-      const results = join(out, 'results.jsonl');
-      const args = [
-        ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'standard', '--concurrency', '1'],
-        ...['--model', `openai-compatible:${server.baseURL}#tiny`, '--prompts', fixture('eval-prompts.json')],
-        ...['--out', out],
-      ];
-      const proc = spawn(process.execPath, ['--import', 'tsx', child, 'eval', ...args], {
-        cwd: ROOT,
-        env: cleanEnv(),
-      });
-      let stderr = '';
-      proc.stderr.on('data', (d) => (stderr += d));
-      const closed = new Promise<number | null>((resolve) => proc.on('close', resolve));
-      const lines = () =>
-        existsSync(results) ? readFileSync(results, 'utf8').split('\n').filter(Boolean).length : 0;
-      while (lines() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-      proc.kill('SIGINT');
-      assert.equal(await closed, 1, stderr);
-      assert.match(
-        stderr,
-        /not finished; \d results are kept in .*results\.jsonl\. Run the same command again/,
-      );
-      const kept = lines();
-      assert.ok(kept >= 2 && kept < 8, `kept ${kept}`);
-      const rerun = await taoloop(args);
-      assert.equal(rerun.code, 0, rerun.stderr);
-      assert.equal(lines(), 8);
-    } finally {
-      await server.close();
-    }
-  });
+  // SIGTERM (`kill`, `timeout`, `docker stop`) and SIGHUP (the terminal closed) stop an eval as Ctrl-C does.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    test(`${signal} keeps the finished results, exits 1, and a rerun finishes the rest`, async () => {
+      const server = await startFakeOpenAI({ replies: () => 'Answer: London', responseDelayMs: 150 });
+      try {
+        const out = mkdtempSync(join(tmpdir(), 'taoloop-sigint-'));
+        const results = join(out, 'results.jsonl');
+        const args = [
+          ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'standard', '--concurrency', '1'],
+          ...[
+            '--model',
+            `openai-compatible:${server.baseURL}#tiny`,
+            '--prompts',
+            fixture('eval-prompts.json'),
+          ],
+          ...['--out', out],
+        ];
+        const proc = spawn(process.execPath, ['--import', 'tsx', child, 'eval', ...args], {
+          cwd: ROOT,
+          env: cleanEnv(),
+        });
+        let stderr = '';
+        proc.stderr.on('data', (d) => (stderr += d));
+        const closed = new Promise<number | null>((resolve) => proc.on('close', resolve));
+        const lines = () =>
+          existsSync(results) ? readFileSync(results, 'utf8').split('\n').filter(Boolean).length : 0;
+        while (lines() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+        proc.kill(signal);
+        assert.equal(await closed, 1, stderr);
+        assert.match(
+          stderr,
+          /not finished; \d results are kept in .*results\.jsonl\. Run the same command again/,
+        );
+        const kept = lines();
+        assert.ok(kept >= 2 && kept < 8, `kept ${kept}`);
+        const rerun = await taoloop(args);
+        assert.equal(rerun.code, 0, rerun.stderr);
+        assert.equal(lines(), 8);
+      } finally {
+        await server.close();
+      }
+    });
+  }
 
   test('--replay-trajectories prints both scores and the runs that changed', async () => {
     const out = mkdtempSync(join(tmpdir(), 'taoloop-replay-cli-'));

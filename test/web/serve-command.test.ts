@@ -48,6 +48,17 @@ test('taoloop serve starts the playground on loopback and stops on Ctrl-C', { ti
   await rm(runsDir, { recursive: true, force: true });
 });
 
+test('taoloop serve stops on SIGTERM and SIGHUP as on Ctrl-C', { timeout: 30_000 }, async () => {
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    const runsDir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-serve-'));
+    const server = serve(['--port', '0', '--runs-dir', runsDir]);
+    await server.url;
+    server.child.kill(signal);
+    assert.equal(await server.exited, 0, `${signal}: ${server.output().stderr}`);
+    await rm(runsDir, { recursive: true, force: true });
+  }
+});
+
 test('taoloop serve refuses the human tool and a bad port', { timeout: 30_000 }, async () => {
   const human = serve(['--port', '0', '--tools', 'calculator,human']);
   human.url.catch(() => {});

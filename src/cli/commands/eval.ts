@@ -13,6 +13,7 @@ import type { Model } from '../../models/types.js';
 import type { Tool } from '../../tools/types.js';
 import { EXIT, UsageError } from '../errors.js';
 import { DEFAULT_MODEL_TIMEOUT_MS, durationMs, positiveInt } from '../options.js';
+import { onStopSignals } from '../signals.js';
 
 /** Options of `taoloop eval`, as commander parses them. */
 export interface EvalCommandOptions {
@@ -131,8 +132,8 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
         })();
   const progressBar = ev.createProgressBar(setup.dataset.kind === 'qa' ? 'EM' : 'accuracy');
   const controller = new AbortController();
-  const onSigint = () => controller.abort(new Error('interrupted'));
-  process.once('SIGINT', onSigint);
+  // Ctrl-C, SIGTERM or SIGHUP: pairs in flight are dropped, finished results stay; exit 1 (not finished).
+  const stopSignals = onStopSignals((signal) => controller.abort(new Error(`interrupted (${signal})`)));
   let run: EvalRun;
   try {
     run = await configError(() =>
@@ -152,7 +153,7 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     );
   } finally {
     progressBar.stop();
-    process.off('SIGINT', onSigint);
+    stopSignals();
   }
   const report = ev.writeReport({
     run,

@@ -2,7 +2,7 @@
  * `taoloop run` and `taoloop ask`: prepare the run, then stream its events to the terminal and to a trace
  * file written as they happen. Ctrl-C stops the run (status `aborted`, trace complete); a second Ctrl-C
  * quits at once after noting it in the trace; a crash leaves a trace ending with a `run-error` line.
- * Ctrl-C at a prompt (approval, the human tool, `--model human`) counts the same.
+ * Ctrl-C at a prompt (approval, the human tool, `--model human`), SIGTERM and SIGHUP count the same.
  *
  * @module
  */
@@ -20,6 +20,7 @@ import { type InterruptReason, onRunInterrupt } from '../interrupt.js';
 import type { RunCommandOptions } from '../options.js';
 import { createRenderer } from '../render.js';
 import { type PreparedRun, prepareRun } from '../setup.js';
+import { onStopSignals, type StopSignal, signalExitCode } from '../signals.js';
 import { createSpinner, type Spinner, spinnerEnabled } from '../spinner.js';
 
 /** Where a run's trace goes: `--trace FILE`, else a new file in the runs folder. */
@@ -142,10 +143,11 @@ function openTrace(target: TraceTarget, prepared: PreparedRun): TraceWriter | un
 }
 
 /**
- * First Ctrl-C: abort the run (it ends with status `aborted` and a complete trace). Second: note it in
- * the trace and exit at once with 130, the shell's code for SIGINT. Ctrl-C reaches here as the process's
- * SIGINT, or from a prompt whose readline caught it (see `interrupt.ts`). Closed output (EPIPE) aborts the
- * run quietly.
+ * First Ctrl-C, SIGTERM or SIGHUP: abort the run (it ends with status `aborted`, a complete trace and exit
+ * code 1, like any run without an answer). Second: note it in the trace and exit at once with the shell's
+ * code for that signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP). Ctrl-C reaches here as the process's SIGINT,
+ * or from a prompt whose readline caught it (see `interrupt.ts`). Closed output (EPIPE) aborts the run
+ * quietly.
  */
 function onInterrupts(
   controller: AbortController,
@@ -153,25 +155,25 @@ function onInterrupts(
   trace: () => TraceWriter | undefined,
 ): () => void {
   let count = 0;
-  const handler = (reason: InterruptReason) => {
+  const handler = (reason: InterruptReason, signal: StopSignal = 'SIGINT') => {
     if (reason === 'output-closed') {
       if (!controller.signal.aborted) controller.abort(new Error('the output was closed'));
       return;
     }
     count += 1;
+    const what = signal === 'SIGINT' ? 'Ctrl-C' : signal;
     if (count === 1) {
       process.stderr.write(`\n${pc.yellow(notice)}\n`);
-      controller.abort(new Error('interrupted (Ctrl-C)'));
+      controller.abort(new Error(`interrupted (${what})`));
       return;
     }
-    trace()?.writeError('interrupted twice (Ctrl-C): quit at once');
-    process.exit(130);
+    trace()?.writeError(`interrupted twice (${what}): quit at once`);
+    process.exit(signalExitCode(signal));
   };
-  const onSigint = () => handler('ctrl-c');
-  process.on('SIGINT', onSigint);
+  const stopSignals = onStopSignals((signal) => handler('ctrl-c', signal));
   const unregister = onRunInterrupt(handler);
   return () => {
-    process.off('SIGINT', onSigint);
+    stopSignals();
     unregister();
   };
 }

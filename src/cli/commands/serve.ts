@@ -4,8 +4,10 @@
  *
  * @module
  */
+
 import { type Command, Option } from 'commander';
 import { portNumber } from '../options.js';
+import { onStopSignals } from '../signals.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
 interface ServeCommandOptions {
@@ -25,7 +27,7 @@ function collect(value: string, previous: string[]): string[] {
 
 /**
  * Adds `taoloop serve [--port 7777] [--host 127.0.0.1]` to `program`. The command resolves when the
- * server has been stopped (SIGINT / SIGTERM) and reports exit code 0 through `setExit`.
+ * server has been stopped (SIGINT / SIGTERM / SIGHUP) and reports exit code 0 through `setExit`.
  *
  * @throws {UsageError} (from the action) for a bad tool list, or a port or host that cannot be bound.
  */
@@ -85,16 +87,16 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       throw new UsageError(`cannot listen on ${options.host}: no such address on this machine.`);
     throw error;
   }
-  process.stdout.write(`taoloop playground: ${playground.url}  (Ctrl-C to stop)\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+  // Ctrl-C, SIGTERM or SIGHUP: runs in progress are stopped (their traces end with `run-end`), then exit 0.
+  // Listening before the address is printed: whoever reads it may signal at once.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = onStopSignals(() => {
+      stop();
       resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    });
   });
+  process.stdout.write(`taoloop playground: ${playground.url}  (Ctrl-C to stop)\n`);
+  await stopped;
   await playground.close();
   return 0;
 }

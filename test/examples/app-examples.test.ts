@@ -1,0 +1,91 @@
+/**
+ * The README's three app examples run, each against a local OpenAI-compatible test server (they import
+ * `taoloop`, which tsconfig's `paths` maps to the source, so they are type-checked by `npm run typecheck`).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+
+/** Runs an example with the fake server as its model; resolves with stdout once `done(stdout)` says so or it exits. */
+function runExample(
+  file: string,
+  env: Record<string, string>,
+  done?: (stdout: string) => boolean,
+): Promise<{ stdout: string; child: ChildProcess; code: number | null }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (done?.(stdout)) resolve({ stdout, child, code: null });
+    });
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 || done
+        ? resolve({ stdout, child, code })
+        : reject(new Error(`${file} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+test('examples/app/follow-ups.ts: the follow-up carries the first turn', async (t) => {
+  const fake = await startFakeOpenAI({
+    replies: [
+      'Thought: 12 months.\nAction: calculator[20 * 12]',
+      'Thought: done\nAnswer: 240 USD',
+      'Thought: seven seats\nAction: calculator[240 * 7]',
+      'Thought: done\nAnswer: 1680 USD',
+    ],
+  });
+  t.after(() => fake.close());
+  const { stdout } = await runExample('examples/app/follow-ups.ts', {
+    TAOLOOP_MODEL: `openai-compatible:${fake.baseURL}#fake`,
+  });
+  assert.equal(stdout, 'first: 240 USD\nsecond: 1680 USD\nturns: 4\n');
+  const followUp = fake.requests[2]!.messages.map((m) => m.content);
+  assert.ok(followUp.includes('Answer: 240 USD'));
+});
+
+test('examples/app/typed-answer.ts: the typed total', async (t) => {
+  const fake = await startFakeOpenAI({
+    replies: [
+      'Thought: 20 * 12 * 7\nAction: calculator[20 * 12 * 7]',
+      'Thought: done\nAnswer: {"totalUsd": "1680"}',
+      'Thought: fix it\nAnswer: {"totalUsd": 1680, "seats": 7}',
+    ],
+  });
+  t.after(() => fake.close());
+  const { stdout } = await runExample('examples/app/typed-answer.ts', {
+    TAOLOOP_MODEL: `openai-compatible:${fake.baseURL}#fake`,
+  });
+  assert.equal(stdout, 'total: 1680 USD for 7 seats\n');
+});
+
+test('examples/app/chat-route.ts: a useChat request gets the UI message stream', async (t) => {
+  const fake = await startFakeOpenAI({ replies: ['Thought: easy\nAnswer: 4'] });
+  t.after(() => fake.close());
+  const { stdout, child } = await runExample(
+    'examples/app/chat-route.ts',
+    { TAOLOOP_MODEL: `openai-compatible:${fake.baseURL}#fake`, PORT: '0' },
+    (out) => out.includes('listening on'),
+  );
+  t.after(() => child.kill());
+  const url = /listening on (\S+)/.exec(stdout)![1]!;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: '2 + 2?' }] }],
+    }),
+  });
+  assert.equal(response.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
+  const body = await response.text();
+  assert.match(body, /"type":"text-delta","id":"text-1","delta":"4"/);
+  assert.match(body, /"type":"data-stop","data":\{"status":"answered"/);
+});

@@ -11,6 +11,7 @@ import { parseTurn } from '../react/parse.js';
 import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage, timeoutSignal } from '../util/own.js';
+import { abortAny } from '../util/signal.js';
 import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
@@ -307,7 +308,7 @@ async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
 function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
-  return AbortSignal.any([a, b]);
+  return abortAny([a, b]);
 }
 
 /** A model error worded for the result; a per-call timeout says so. */

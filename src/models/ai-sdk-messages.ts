@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ModelMessage as AiModelMessage, jsonSchema, type ToolSet, tool } from 'ai';
+import type { ModelMessage as AiModelMessage, ToolSet } from 'ai';
 import type { ModelMessage, ModelToolCall, ModelToolDefinition } from './types.js';
 
 /** taoloop messages to AI SDK messages; tool calls and results become content parts. */
@@ -53,12 +53,15 @@ function parseJsonOr(text: string): unknown {
 }
 
 /** Tools offered as functions, without `execute`: the AI SDK returns the calls and the loop runs them. */
-export function toToolSet(tools: readonly ModelToolDefinition[]): ToolSet {
+export function toToolSet(
+  ai: Pick<typeof import('ai'), 'jsonSchema' | 'tool'>,
+  tools: readonly ModelToolDefinition[],
+): ToolSet {
   const set: ToolSet = {};
   for (const definition of tools) {
-    set[definition.name] = tool({
+    set[definition.name] = ai.tool({
       description: definition.description,
-      inputSchema: jsonSchema(definition.inputJsonSchema as Parameters<typeof jsonSchema>[0]),
+      inputSchema: ai.jsonSchema(definition.inputJsonSchema as Parameters<typeof ai.jsonSchema>[0]),
     });
   }
   return set;

@@ -11,15 +11,8 @@
  * @module
  */
 
-import {
-  type FinishReason as AiFinishReason,
-  APICallError,
-  generateText,
-  type LanguageModel,
-  type LanguageModelUsage,
-  RetryError,
-  streamText,
-} from 'ai';
+import type { FinishReason as AiFinishReason, LanguageModel, LanguageModelUsage } from 'ai';
+import { abortAny } from '../util/signal.js';
 import { toAiMessage, toToolCall, toToolSet } from './ai-sdk-messages.js';
 import { type CallProgress, describeNetworkFailure, describeStall, trackCall } from './call-progress.js';
 import { ModelCallError, ModelTimeoutError } from './errors.js';
@@ -87,6 +80,16 @@ export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLangua
   };
 }
 
+type AiSdk = typeof import('ai');
+
+/** The AI SDK, loaded on the first model call (importing it costs about 80 ms, more than all of taoloop). */
+let aiSdk: AiSdk | undefined;
+
+async function loadAi(): Promise<AiSdk> {
+  aiSdk ??= await import('ai');
+  return aiSdk;
+}
+
 interface CallSettings {
   model: AiSdkLanguageModel;
   id: string;
@@ -94,13 +97,18 @@ interface CallSettings {
 }
 
 /** The arguments shared by `generateText` and `streamText`, built without `undefined` values. */
-function callArguments(settings: CallSettings, request: ModelRequest, abortSignal: AbortSignal | undefined) {
+function callArguments(
+  ai: AiSdk,
+  settings: CallSettings,
+  request: ModelRequest,
+  abortSignal: AbortSignal | undefined,
+) {
   return {
     model: settings.model,
     messages: withCacheBreakpoints(settings.model, request),
     // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
     allowSystemInMessages: true as const,
-    ...(request.tools?.length && { tools: toToolSet(request.tools) }),
+    ...(request.tools?.length && { tools: toToolSet(ai, request.tools) }),
     ...(settings.maxRetries !== undefined && { maxRetries: settings.maxRetries }),
     ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
     ...(request.temperature !== undefined && { temperature: request.temperature }),
@@ -130,7 +138,8 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
   const call = callSignal(request.signal);
   const progress = trackCall(call.signal);
   try {
-    const result = await generateText(callArguments(settings, request, call.signal));
+    const ai = await loadAi();
+    const result = await ai.generateText(callArguments(ai, settings, request, call.signal));
     return {
       text: result.text,
       ...(result.toolCalls.length && { toolCalls: result.toolCalls.map(toToolCall) }),
@@ -172,12 +181,12 @@ function callSignal(outer: AbortSignal | undefined): { signal: AbortSignal | und
  */
 async function* streamTurn(settings: CallSettings, request: ModelRequest): AsyncGenerator<ModelStreamPart> {
   const local = new AbortController();
-  const signal =
-    request.signal === undefined ? local.signal : AbortSignal.any([request.signal, local.signal]);
+  const signal = request.signal === undefined ? local.signal : abortAny([request.signal, local.signal]);
   let finished = false;
   const progress = trackCall(signal);
   try {
-    const result = streamText({ ...callArguments(settings, request, signal), onError: () => {} });
+    const ai = await loadAi();
+    const result = ai.streamText({ ...callArguments(ai, settings, request, signal), onError: () => {} });
     let usage: LanguageModelUsage | undefined;
     for await (const part of result.fullStream) {
       switch (part.type) {
@@ -282,14 +291,18 @@ function toModelError(
 ): unknown {
   if (error instanceof ModelCallError) return error;
   if (isAbort(error, signal)) return timedOut(signal, modelId, progress) ?? error;
+  // Only a call that loaded the AI SDK can have thrown one of its errors.
+  const isRetryError = (e: unknown): e is import('ai').RetryError => aiSdk?.RetryError.isInstance(e) === true;
+  const isApiCallError = (e: unknown): e is import('ai').APICallError =>
+    aiSdk?.APICallError.isInstance(e) === true;
   let attempts: number | undefined;
   let last = error;
-  if (RetryError.isInstance(error)) {
+  if (isRetryError(error)) {
     attempts = error.errors.length;
     last = error.lastError;
     if (isAbort(last, signal)) return timedOut(signal, modelId, progress) ?? last;
   }
-  if (APICallError.isInstance(last) && isSuccess(last.statusCode)) {
+  if (isApiCallError(last) && isSuccess(last.statusCode)) {
     // A 2xx whose body broke off midway (connection closed): "HTTP 200" would mislead.
     return new ModelCallError({
       modelId,
@@ -309,7 +322,7 @@ function toModelError(
       cause: error,
     });
   }
-  if (APICallError.isInstance(last)) {
+  if (isApiCallError(last)) {
     return new ModelCallError({
       modelId,
       providerMessage: last.message,

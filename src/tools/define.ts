@@ -3,8 +3,7 @@
  *
  * @module
  */
-import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { toJSONSchema, type ZodType } from 'zod';
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { Tool, ToolContext, ToolEffects, ToolInputSchema } from './types.js';
 
 /** What {@link defineTool} takes. `input` decides what `run` receives. */
@@ -64,7 +63,7 @@ const SCHEMA_MAX_INPUT_CHARS = 2000;
 export function defineTool<I extends 'text' | ToolInputSchema>(definition: ToolDefinition<I>): Tool {
   const { input, run, ...rest } = definition;
   const schema = input === 'text' ? undefined : (input as ToolInputSchema);
-  const jsonSchema = schema && schema['~standard'].vendor === 'zod' ? zodJsonSchema(schema) : undefined;
+  const jsonSchema = schema ? schemaJsonSchema(schema) : undefined;
   return {
     ...rest,
     ...(schema && { inputSchema: schema }),
@@ -75,13 +74,16 @@ export function defineTool<I extends 'text' | ToolInputSchema>(definition: ToolD
   };
 }
 
-/** The JSON Schema of a zod schema, for native tool calling; `undefined` when zod cannot express it. */
-function zodJsonSchema(schema: ToolInputSchema): Record<string, unknown> | undefined {
+/**
+ * The JSON Schema (draft 2020-12) of a schema that offers one through Standard JSON Schema
+ * (`~standard.jsonSchema`: zod 4 does, the same as its `toJSONSchema`), for native tool calling and the
+ * input hint; `undefined` when it offers none or cannot express this one. Importing zod is not needed.
+ */
+function schemaJsonSchema(schema: ToolInputSchema): Record<string, unknown> | undefined {
+  const converter = (schema['~standard'] as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
+  if (!converter) return undefined;
   try {
-    const { $schema: _dialect, ...rest } = toJSONSchema(schema as unknown as ZodType) as Record<
-      string,
-      unknown
-    >;
+    const { $schema: _dialect, ...rest } = converter.output({ target: 'draft-2020-12' });
     return rest;
   } catch {
     return undefined;

@@ -65,7 +65,13 @@ const STDERR_TAIL_CHARS = 2000;
  * stderr, for stdio).
  */
 export async function connectMcp(server: McpServerOptions, timeoutMs: number): Promise<McpConnection> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch((error: unknown) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new McpConnectionError(
+      'MCP needs the @modelcontextprotocol/sdk package, which is not installed: run `npm install @modelcontextprotocol/sdk@1.32.2`.',
+    );
+  });
   const newClient = () => new Client({ name: 'taoloop', version: '0' });
   return 'url' in server
     ? connectHttp(server, newClient, timeoutMs)

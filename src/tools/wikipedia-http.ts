@@ -5,6 +5,8 @@
  * @module
  */
 
+import { abortAny } from '../util/signal.js';
+
 /**
  * Where successful Wikipedia API responses are kept between runs, by request URL. `get` answers
  * `undefined` for a miss; failures of either method are treated as a miss / skipped write. `taoloop/node`
@@ -91,7 +93,7 @@ type Attempt = { ok: true; body: string } | { ok: false; message: string; retryA
 /** One request. Timeouts and cancellation throw; retryable failures are returned. */
 async function attemptOnce(url: string, settings: HttpSettings, signal: AbortSignal): Promise<Attempt> {
   const timeout = AbortSignal.timeout(settings.timeoutMs);
-  const combined = AbortSignal.any([signal, timeout]);
+  const combined = abortAny([signal, timeout]);
   try {
     const response = await settings.fetch(url, {
       headers: { 'User-Agent': settings.userAgent, Accept: 'application/json' },

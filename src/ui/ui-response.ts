@@ -11,6 +11,7 @@ import { streamAgent } from '../agent/loop.js';
 import { AgentConfigError } from '../agent/request.js';
 import type { AgentOptions, RunResult } from '../agent/types.js';
 import { errorMessage } from '../util/own.js';
+import { abortAny } from '../util/signal.js';
 import { toUIMessageStream } from './ui-stream.js';
 
 /** Thrown by {@link uiMessagesToAgentMessages} for UI messages that cannot become a conversation. */
@@ -89,9 +90,7 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
     const detail = known ? error.message : `the body is not JSON (${errorMessage(error)})`;
     return Response.json({ error: `Bad chat request: ${detail}` }, { status: 400 });
   }
-  const signal = agentOptions.signal
-    ? AbortSignal.any([agentOptions.signal, request.signal])
-    : request.signal;
+  const signal = agentOptions.signal ? abortAny([agentOptions.signal, request.signal]) : request.signal;
   const events = streamAgent({ ...agentOptions, messages, signal });
   const stream = toUIMessageStream(events, { tools: agentOptions.tools, ...(onResult && { onResult }) });
   const { createUIMessageStreamResponse } = await import('ai');

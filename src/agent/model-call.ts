@@ -8,6 +8,7 @@ import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } fr
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
 import { errorMessage } from '../util/own.js';
+import { estimateTokens } from './context.js';
 import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-cap.js';
 import type { AgentEvent } from './types.js';
 
@@ -51,13 +52,23 @@ export async function* callModel(
         const fits = part.text.slice(0, maxChars - text.length);
         text += fits;
         if (fits !== '') yield { type: 'model-delta', step: options.step, text: fits };
-        response = { text, usage: {}, finishReason: 'length', rawFinishReason: CLIENT_CAP_REASON };
+        response = {
+          text,
+          usage: estimateUsage(request, text),
+          finishReason: 'length',
+          rawFinishReason: CLIENT_CAP_REASON,
+        };
         break;
       } else {
         text += part.text;
         yield { type: 'model-delta', step: options.step, text: part.text };
         if (cut && cut.push(part.text) >= 0) {
-          response = { text, usage: {}, finishReason: 'stop', rawFinishReason: 'client-cut' };
+          response = {
+            text,
+            usage: estimateUsage(request, text),
+            finishReason: 'stop',
+            rawFinishReason: 'client-cut',
+          };
           break;
         }
       }
@@ -137,5 +148,21 @@ export function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
   };
   const cacheWrite = add(total.cacheWriteInputTokens, next.cacheWriteInputTokens);
   if (cacheWrite !== undefined) sum.cacheWriteInputTokens = cacheWrite;
+  if (total.estimated || next.estimated) sum.estimated = true;
   return sum;
 }
+
+/**
+ * The usage of a call whose stream was cut on the client side, where the provider sends no usage: input
+ * from the request's size (its messages and tool definitions), output from the text received, at about 4
+ * characters a token, marked `estimated`. So totals and cost count the call instead of dropping it.
+ */
+export function estimateUsage(request: ModelRequest, text: string): ModelUsage {
+  let chars = 0;
+  for (const message of request.messages) chars += message.content.length + MESSAGE_OVERHEAD_CHARS;
+  if (request.tools?.length) chars += JSON.stringify(request.tools).length;
+  return { inputTokens: Math.ceil(chars / 4), outputTokens: estimateTokens(text), estimated: true };
+}
+
+/** Role markers and separators a chat format adds per message, in characters (about 4 tokens). */
+const MESSAGE_OVERHEAD_CHARS = 16;

@@ -111,12 +111,14 @@ export function formatUsd(costUsd: number): string {
 
 /** The footer: why there is no answer (if so), then status, steps, tokens, cost and time. */
 export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSAGES.en): string[] {
-  const { inputTokens, outputTokens } = result.usage;
+  const { inputTokens, outputTokens, estimated } = result.usage;
+  // `~` marks counts (and the cost from them) that include taoloop's estimate for a call cut client-side.
+  const about = estimated ? '~' : '';
   const tokens =
     inputTokens === undefined && outputTokens === undefined
       ? messages.tokensUnknown
-      : `${inputTokens ?? '?'} in / ${outputTokens ?? '?'} out ${messages.tokens}`;
-  const cost = result.costUsd === undefined ? messages.costUnknown : formatUsd(result.costUsd);
+      : `${about}${inputTokens ?? '?'} in / ${about}${outputTokens ?? '?'} out ${messages.tokens}`;
+  const cost = result.costUsd === undefined ? messages.costUnknown : `${about}${formatUsd(result.costUsd)}`;
   const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;
   const summary = pc.dim(
     `— ${result.status} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,

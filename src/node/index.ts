@@ -55,4 +55,5 @@ export {
   type SearchToolOptions,
 } from '../tools/search.js';
 export { type WikipediaApiNodeOptions, wikipediaApi, wikipediaCorpus } from '../tools/wikipedia.js';
+export { conversationOfTrace, createFileStore } from '../trace/conversation-store.js';
 export { readTrace, type Trace, TraceFormatError } from '../trace/trace.js';

@@ -24,6 +24,8 @@ export interface TraceHeader {
   startedAt: string;
   question: string;
   modelId: string;
+  /** The conversation this run belongs to (follow-ups of one conversation share it). */
+  conversationId?: string;
   /** Anything else the writer wants to keep (tools, options, taoloop version). */
   meta?: Record<string, unknown>;
 }
@@ -75,7 +77,7 @@ export interface TraceWriter {
  */
 export function createTraceWriter(
   file: string,
-  start: { question: string; modelId: string; meta?: Record<string, unknown> },
+  start: { question: string; modelId: string; conversationId?: string; meta?: Record<string, unknown> },
 ): TraceWriter {
   mkdirSync(dirname(file), { recursive: true });
   const started = Date.now();
@@ -86,6 +88,7 @@ export function createTraceWriter(
     startedAt: new Date(started).toISOString(),
     question: start.question,
     modelId: start.modelId,
+    ...(start.conversationId !== undefined && { conversationId: start.conversationId }),
     ...(start.meta && { meta: start.meta }),
   };
   writeFileSync(file, `${JSON.stringify(header)}\n`);

@@ -32,6 +32,13 @@ export function playgroundClient(createTraceView) {
     tokens: byId('count-tokens'),
     cost: byId('count-cost'),
   };
+  /**
+   * The access token from the page's own URL (`?token=...`, printed by `taoloop serve` on a non-loopback
+   * host): sent with every API call, as a header where `fetch` is used, in the URL where it cannot be.
+   */
+  const token = new URLSearchParams(window.location.search).get('token') || '';
+  const withToken = (path) => (token ? `${path}?token=${encodeURIComponent(token)}` : path);
+  const authorization = token ? { authorization: `Bearer ${token}` } : {};
   /** The run on screen and its event stream. */
   let run = { id: '', source: undefined };
   const view = createTraceView(ui, {
@@ -47,8 +54,12 @@ export function playgroundClient(createTraceView) {
   async function api(path, body) {
     const init =
       body === undefined
-        ? {}
-        : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        ? { headers: authorization }
+        : {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...authorization },
+            body: JSON.stringify(body),
+          };
     const response = await fetch(path, init);
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
@@ -73,10 +84,10 @@ export function playgroundClient(createTraceView) {
     run = { id, source: undefined };
     view.reset();
     setStatus('Loading the run…');
-    ui.download.href = `/api/runs/${encodeURIComponent(id)}/trace.jsonl`;
+    ui.download.href = withToken(`/api/runs/${encodeURIComponent(id)}/trace.jsonl`);
     ui.download.hidden = false;
     ui.stop.disabled = false;
-    const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events`);
+    const source = new EventSource(withToken(`/api/runs/${encodeURIComponent(id)}/events`));
     source.addEventListener('message', (event) => onMessage(JSON.parse(event.data)));
     source.addEventListener('error', () => {
       if (source.readyState === EventSource.CLOSED)

@@ -11,8 +11,12 @@
  * - `Sec-Fetch-Site` (sent by current browsers) must not be `cross-site` / `same-site`, except for a plain
  *   navigation to the page itself (a link to the playground from elsewhere still opens it).
  *
+ * Bound to anything but loopback, other machines can reach the server, so those checks are not enough:
+ * every API call must then also carry the server's access token ({@link tokenProblem}).
+ *
  * @module
  */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
 
@@ -107,4 +111,32 @@ export function requestProblem(request: IncomingMessage, bound: BoundAddress): s
     return `${site} requests are not allowed`;
   }
   return undefined;
+}
+
+/** A new access token: 32 random bytes, base64url (43 characters, safe in a URL). */
+export function newAccessToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Why the request does not carry the access `token`, or `undefined` when it does. The token is read from
+ * `Authorization: Bearer <token>` (the page's `fetch` calls), else from the `token` query parameter (the
+ * event stream and the trace download, which cannot set headers). The comparison takes the same time
+ * whatever the given value (both sides are hashed to equal length first).
+ */
+export function tokenProblem(request: IncomingMessage, token: string): string | undefined {
+  const header = request.headers.authorization;
+  const bearer = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  const given = bearer ?? new URL(request.url ?? '/', 'http://playground.invalid').searchParams.get('token');
+  if (given === null || given === undefined || given === '')
+    return 'this playground needs its access token: open the URL that taoloop serve printed (it ends in ?token=...)';
+  return sameSecret(given, token)
+    ? undefined
+    : 'the access token is wrong: open the URL that taoloop serve printed';
+}
+
+/** Constant-time comparison of two secrets of any lengths. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }

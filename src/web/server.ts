@@ -1,7 +1,8 @@
 /**
  * `startPlayground`: a small node:http server with a page to run an agent and watch its trace live.
  *
- * Routes (all behind the Host / Origin checks of `guard.ts`):
+ * Routes (all behind the Host / Origin checks of `guard.ts`; on a non-loopback host every `/api/` route
+ * also needs the access token):
  * - `GET /`, `/app.js`, `/app.css`: the page;
  * - `GET /api/config`; `GET /api/runs`; `POST /api/runs`;
  * - `GET /api/runs/:id/events` (server-sent events), `GET /api/runs/:id/trace.jsonl`;
@@ -28,7 +29,7 @@ import {
   postRun,
   postStop,
 } from './api.js';
-import { type BoundAddress, isLoopbackHost, requestProblem } from './guard.js';
+import { type BoundAddress, isLoopbackHost, newAccessToken, requestProblem, tokenProblem } from './guard.js';
 import { HttpError, send, sendError } from './http.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_SCRIPT } from './page.js';
 
@@ -56,12 +57,21 @@ export interface PlaygroundOptions {
   env?: NodeJS.ProcessEnv;
   /** Where warnings go (the non-loopback one). @default a line on stderr */
   warn?: (message: string) => void;
+  /**
+   * The secret every `/api/` call must carry (`Authorization: Bearer <token>`, or `?token=` on the event
+   * stream and downloads); the page reads it from its own URL. A non-loopback `host` always gets one: a
+   * random token is made when none is given. At least 16 characters.
+   * @default a random token on a non-loopback host; none on loopback
+   */
+  token?: string;
 }
 
 /** A running playground. */
 export interface Playground {
-  /** The page's address, e.g. `http://127.0.0.1:7777/`. */
+  /** The page's address, e.g. `http://127.0.0.1:7777/`, ending in `?token=<token>` when there is one. */
   url: string;
+  /** The access token API calls must carry, when there is one (see {@link PlaygroundOptions.token}). */
+  token?: string;
   /** Stops every run, closes open event streams and the server. */
   close(): Promise<void>;
 }
@@ -86,17 +96,32 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
       `the playground listens on ${host}: anyone who can reach this address can run the model and its tools on this machine.`,
     );
   }
+  const token = accessToken(options.token, host);
   const ctx = await createContext(options, env);
   const bound: BoundAddress = { host, port: options.port ?? 7777 };
   const server = createServer((request, response) => {
-    handle(ctx, bound, request, response).catch((error: unknown) => fail(response, error));
+    handle(ctx, bound, token, request, response).catch((error: unknown) => fail(response, error));
   });
   await listen(server, bound.port, host);
   bound.port = (server.address() as AddressInfo).port;
+  const page = `http://${displayHost(host)}:${bound.port}/`;
   return {
-    url: `http://${displayHost(host)}:${bound.port}/`,
+    url: token === undefined ? page : `${page}?token=${encodeURIComponent(token)}`,
+    ...(token !== undefined && { token }),
     close: () => closeServer(server, ctx),
   };
+}
+
+/**
+ * The token API calls need: the one given, else a new one when other machines can reach the server.
+ *
+ * @throws {TypeError} for a given token that is not a string of at least 16 characters.
+ */
+function accessToken(given: unknown, host: string): string | undefined {
+  if (given === undefined) return isLoopbackHost(host) ? undefined : newAccessToken();
+  if (typeof given !== 'string' || given.length < 16 || /\s/.test(given))
+    throw new TypeError('the playground token must be a string of at least 16 characters without spaces.');
+  return given;
 }
 
 async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv): Promise<PlaygroundContext> {
@@ -118,6 +143,7 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
 async function handle(
   ctx: PlaygroundContext,
   bound: BoundAddress,
+  token: string | undefined,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
@@ -125,6 +151,12 @@ async function handle(
   if (problem) return sendError(response, 403, `refused: ${problem}.`);
   const method = request.method ?? 'GET';
   const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
+  // The page itself holds no data and no secret: it is served without the token; everything else needs it.
+  const missingToken =
+    token === undefined || (method === 'GET' && PAGE_PATHS.has(path))
+      ? undefined
+      : tokenProblem(request, token);
+  if (missingToken) return sendError(response, 401, `refused: ${missingToken}.`);
   if (method === 'GET') {
     if (path === '/') return send(response, 200, 'text/html; charset=utf-8', PAGE_HTML);
     if (path === '/app.js') return send(response, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
@@ -146,6 +178,9 @@ async function handle(
   }
   throw new HttpError(404, `no such endpoint: ${method} ${path}`);
 }
+
+/** The page's own files, served without the access token (they hold no data). */
+const PAGE_PATHS = new Set(['/', '/app.js', '/app.css', '/favicon.ico']);
 
 /** Answers an error: an {@link HttpError} with its status, anything else as 500. */
 function fail(response: ServerResponse, error: unknown): void {

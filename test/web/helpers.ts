@@ -59,7 +59,7 @@ export async function startTestPlayground(
     await playground.close();
     if (!options.runsDir) await rm(runsDir, { recursive: true, force: true });
   };
-  return { ...playground, close, origin: playground.url.replace(/\/$/, ''), runsDir, notes };
+  return { ...playground, close, origin: new URL(playground.url).origin, runsDir, notes };
 }
 
 /** A raw HTTP request (node:http, so Host and Origin can be set to anything). */
@@ -101,8 +101,10 @@ export async function followRun(
   playground: TestPlayground,
   id: string,
   onMessage: (message: RunMessage) => void | Promise<void> = () => {},
+  /** A query string for the request, e.g. `?token=...`. @default '' */
+  search = '',
 ): Promise<RunMessage[]> {
-  const response = await fetch(`${playground.origin}/api/runs/${id}/events`);
+  const response = await fetch(`${playground.origin}/api/runs/${id}/events${search}`);
   if (!response.ok || !response.body) throw new Error(`events: ${response.status} ${await response.text()}`);
   const messages: RunMessage[] = [];
   const decoder = new TextDecoder();

@@ -42,7 +42,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
     )
     .option(
       '--host <host>',
-      'address to bind (default: 127.0.0.1); anything but loopback lets other machines run your tools',
+      'address to bind (default: 127.0.0.1); anything but loopback lets other machines reach it, so the API then needs the access token in the printed URL',
     )
     .option(
       '-m, --model <spec>',
@@ -96,6 +96,10 @@ async function serve(options: ServeCommandOptions): Promise<number> {
     });
   });
   process.stdout.write(`taoloop playground: ${playground.url}  (Ctrl-C to stop)\n`);
+  if (playground.token !== undefined)
+    process.stdout.write(
+      'The address ends in an access token: the API refuses every call without it. Anyone who has it can run the model and its tools here; share it only with people you trust.\n',
+    );
   await stopped;
   await playground.close();
   return 0;

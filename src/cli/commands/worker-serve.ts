@@ -29,6 +29,21 @@ export async function serveWorker(options: WorkerCommandOptions): Promise<void> 
   await register(options, worker.url);
   await stopSignal();
   await worker.close();
+  exitIfStuck();
+}
+
+/**
+ * After SIGTERM the worker's runs are cancelled (their signal is Restate's attempt signal, which fires
+ * when the connection closes) and Restate runs them again elsewhere. Should anything still hold the
+ * process (a tool that ignores its signal), it exits anyway after this long.
+ */
+const EXIT_GRACE_MS = 3000;
+
+function exitIfStuck(): void {
+  setTimeout(() => {
+    say(`calls still running ${EXIT_GRACE_MS / 1000} s after the stop: exiting anyway`);
+    process.exit(process.exitCode ?? 0);
+  }, EXIT_GRACE_MS).unref();
 }
 
 /**
@@ -55,10 +70,14 @@ async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: Agent
       ? wikipedia.wikipediaCorpus(options.wikiCorpus)
       : wikipedia.wikipediaApi();
   const createTools = () => wikipedia.createWikipediaTools({ backend });
+  const modelTimeoutMs = options.modelTimeout;
   const agent = agentService({
     ...(options.name !== undefined && { name: options.name }),
-    buildRun: async (request) =>
-      evalRunOptions(request, { model, createTools }) ?? {
+    buildRun: async (request) => {
+      // An eval episode keeps a local eval's options (no token cap), with the worker's model timeout.
+      const episode = evalRunOptions(request, { model, createTools });
+      if (episode) return { ...episode, modelTimeoutMs };
+      return {
         model,
         tools: await buildCliTools(options),
         question: request.question,
@@ -66,7 +85,10 @@ async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: Agent
         mode: options.mode,
         labels,
         allowTools: options.yes ? 'all' : options.allow,
-      },
+        modelTimeoutMs,
+        maxOutputTokens: options.maxOutputTokens,
+      };
+    },
   });
   return { agent, modelId: model.id };
 }
@@ -92,6 +114,7 @@ async function serveReplica(options: WorkerCommandOptions): Promise<void> {
     await worker.close();
     // The IPC channel to the primary would keep this process alive.
     if (process.connected) process.disconnect();
+    exitIfStuck();
   } catch (error) {
     send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
   }

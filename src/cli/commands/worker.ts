@@ -1,6 +1,6 @@
 /**
  * `taoloop worker --restate`: serves the agent as a durable Restate workflow for the CLI's model and tools,
- * until SIGINT or SIGTERM. Restate and the model adapters are loaded only when the command runs
+ * until SIGINT or SIGTERM (calls in flight are cancelled; Restate runs their attempts again elsewhere). Restate and the model adapters are loaded only when the command runs
  * (`worker-serve.ts`), so registering the command costs nothing.
  *
  * @module
@@ -8,7 +8,15 @@
 
 import { type Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { addToolOptions, portNumber, positiveInt, type RunCommandOptions } from '../options.js';
+import {
+  addToolOptions,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_MODEL_TIMEOUT_MS,
+  durationMs,
+  portNumber,
+  positiveInt,
+  type RunCommandOptions,
+} from '../options.js';
 
 /** Options of `taoloop worker`, as commander parses them. */
 export interface WorkerCommandOptions
@@ -27,6 +35,10 @@ export interface WorkerCommandOptions
     | 'mode'
   > {
   restate: boolean;
+  /** Milliseconds per attempt of a model call (`--model-timeout`, `TAOLOOP_MODEL_TIMEOUT`). */
+  modelTimeout: number;
+  /** Tokens per model turn (`--max-output-tokens`); the client-side cut of a turn follows it. */
+  maxOutputTokens: number;
   port: number;
   host: string;
   replicas: number;
@@ -78,6 +90,24 @@ export function registerWorkerCommand(program: Command, setExit: (code: number) 
         .default(8)
         .argParser(positiveInt)
         .env('TAOLOOP_MAX_STEPS'),
+    )
+    .addOption(
+      new Option(
+        '--model-timeout <duration>',
+        'fail an attempt of a model call that gets no complete answer within this long (Restate retries it, then the run ends with an error): 90s, 2m, 500ms, or a number of seconds',
+      )
+        .default(DEFAULT_MODEL_TIMEOUT_MS, '2m')
+        .argParser(durationMs)
+        .env('TAOLOOP_MODEL_TIMEOUT'),
+    )
+    .addOption(
+      new Option(
+        '--max-output-tokens <n>',
+        'cap on the tokens of one model turn; a longer turn is also cut on the worker, whatever the server does',
+      )
+        .default(DEFAULT_MAX_OUTPUT_TOKENS)
+        .argParser(positiveInt)
+        .env('TAOLOOP_MAX_OUTPUT_TOKENS'),
     )
     .addOption(
       new Option('--lang <code>', 'language of the labels and the prompt: en, pt, fr or id')

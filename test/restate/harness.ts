@@ -143,10 +143,15 @@ export async function startRestate(env: Record<string, string> = {}): Promise<Re
       };
       child.stdout?.on('data', collectOutput);
       child.stderr?.on('data', collectOutput);
-      await waitFor(`"${ready}" from ${args.join(' ')}`, () => {
-        if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}): ${output}`);
-        return output.includes(ready);
-      });
+      // Generous: on a loaded machine, tsx compiling a worker (or two replicas) takes tens of seconds.
+      await waitFor(
+        `"${ready}" from ${args.join(' ')}`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}): ${output}`);
+          return output.includes(ready);
+        },
+        { timeoutMs: 60_000 },
+      );
       return child;
     },
     async killWorker(worker) {

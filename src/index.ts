@@ -15,13 +15,6 @@
  */
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
 export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
-export {
-  type ConversationStore,
-  createMemoryStore,
-  createSession,
-  type Session,
-  type SessionOptions,
-} from './agent/session.js';
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
 export {
   type AnswerCandidate,
@@ -31,6 +24,13 @@ export {
   type OutputSchema,
 } from './agent/output.js';
 export { AgentConfigError } from './agent/request.js';
+export {
+  type ConversationStore,
+  createMemoryStore,
+  createSession,
+  type Session,
+  type SessionOptions,
+} from './agent/session.js';
 export type {
   AgentEvent,
   AgentOptions,

@@ -64,7 +64,11 @@ function buildProgram(setExit: (code: number) => void): Command {
   const run = program
     .command('run')
     .description('Answer a question with a ReAct agent, printing each Thought, Action and Observation.')
-    .argument('<question>', 'the question or task');
+    .argument('<question>', 'the question or task')
+    .option(
+      '--continue <run>',
+      'ask a follow-up to a recorded run (an id from `taoloop runs`, or last): its conversation goes to the model (default: none, a new conversation)',
+    );
   addToolOptions(addAgentOptions(run)).action(async (question: string, _options, command: Command) => {
     setExit(await runWithConfig(command, question, 'run'));
   });

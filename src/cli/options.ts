@@ -12,6 +12,8 @@ import { CLI_TOOLS } from './tools.js';
 /** Options of `taoloop run` (and of `taoloop ask`, which has a subset), as parsed. */
 export interface RunCommandOptions {
   model?: string;
+  /** `run --continue <id|last>`: the recorded run this question follows up. */
+  continue?: string;
   tools?: string;
   docs?: string;
   root?: string;

@@ -15,6 +15,7 @@ import { newRunFile, runsFolder } from '../../trace/runs.js';
 import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
+import { continuedConversation } from '../continue.js';
 import { EXIT, UsageError } from '../errors.js';
 import { type InterruptReason, onRunInterrupt } from '../interrupt.js';
 import type { RunCommandOptions } from '../options.js';
@@ -44,6 +45,12 @@ export async function runCommand(
   const cwd = process.cwd();
   const env = context.env ?? process.env;
   const prepared = await prepareRun(question, options, { ...context, cwd, env });
+  const continued =
+    options.continue === undefined ? undefined : continuedConversation(options.continue, cwd, env);
+  if (continued) {
+    const { question: _asked, ...agent } = prepared.agent;
+    prepared.agent = { ...agent, messages: [...continued.earlier, { role: 'user', content: question }] };
+  }
   const target: TraceTarget = options.trace
     ? { file: options.trace, explicit: true }
     : { file: newRunFile(runsFolder(cwd, process.env)), explicit: false };
@@ -66,7 +73,7 @@ export async function runCommand(
     const events = streamAgent({ ...prepared.agent, approve: terminalApprover(), signal: controller.signal });
     result = await consumeRun(events, {
       openTrace: () => {
-        trace = openTrace(target, prepared);
+        trace = openTrace(target, prepared, question, continued?.conversationId);
         return trace;
       },
       render,
@@ -125,11 +132,17 @@ export async function consumeRun(
 }
 
 /** Creates the trace file; a default location that cannot be written is a warning, `--trace FILE` an error. */
-function openTrace(target: TraceTarget, prepared: PreparedRun): TraceWriter | undefined {
+function openTrace(
+  target: TraceTarget,
+  prepared: PreparedRun,
+  question: string,
+  conversationId: string | undefined,
+): TraceWriter | undefined {
   try {
     return createTraceWriter(target.file, {
-      question: prepared.agent.question ?? '',
+      question,
       modelId: prepared.agent.model.id,
+      ...(conversationId !== undefined && { conversationId }),
       meta: prepared.meta,
     });
   } catch (error) {

@@ -63,6 +63,7 @@ export {
 } from './runner.js';
 export { DEFAULT_SAMPLES, extractAnswer, majorityVote, SAMPLE_TEMPERATURE } from './single-call.js';
 export { promptsNeeded, runStrategy, type StrategyContext } from './strategies.js';
+export { allToolsFailed, type ToolHealth, toolHealth, toolWarning } from './tool-health.js';
 export {
   type ItemResult,
   parseStrategies,

@@ -137,6 +137,10 @@ function combine(first: StrategyOutcome, second: StrategyOutcome): StrategyOutco
     formatErrors: first.formatErrors + second.formatErrors,
     inventedObservations: first.inventedObservations + second.inventedObservations,
     toolErrors: first.toolErrors + second.toolErrors,
+    toolCalls: (first.toolCalls ?? 0) + (second.toolCalls ?? 0),
+    ...((first.toolError ?? second.toolError) !== undefined && {
+      toolError: first.toolError ?? second.toolError,
+    }),
     switched: true,
   };
 }
@@ -223,6 +227,7 @@ export function errorOutcome(error: unknown): StrategyOutcome {
 /** A loop result as a strategy outcome: counts of format errors, invented observations and tool errors. */
 export function fromRunResult(result: RunResult): StrategyOutcome {
   const { steps } = result;
+  const failedTools = steps.filter((step) => step.observation?.source === 'tool' && !step.observation.ok);
   return {
     answer: result.status === 'answered' ? (result.answer ?? null) : null,
     status: result.status,
@@ -231,7 +236,9 @@ export function fromRunResult(result: RunResult): StrategyOutcome {
     ...(result.costUsd !== undefined && { costUsd: result.costUsd }),
     formatErrors: steps.filter((step) => step.turn.type === 'none').length,
     inventedObservations: steps.filter((step) => step.turn.inventedObservation === true).length,
-    toolErrors: steps.filter((step) => step.observation?.source === 'tool' && !step.observation.ok).length,
+    toolErrors: failedTools.length,
+    toolCalls: steps.filter((step) => step.observation?.source === 'tool').length,
+    ...(failedTools[0] && { toolError: failedTools[0].observation!.text.slice(0, 300) }),
     ...(result.error !== undefined && { error: result.error }),
   };
 }

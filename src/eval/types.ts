@@ -58,6 +58,10 @@ export interface StrategyOutcome {
   inventedObservations: number;
   /** Tool calls that failed (the observation was an error). */
   toolErrors: number;
+  /** Tool calls made (agent strategies; absent in results written before it was counted). */
+  toolCalls?: number;
+  /** The first failed tool call's observation, e.g. `Error: Wikipedia API ...`, to say why tools failed. */
+  toolError?: string;
   /** Hybrids: true when the fallback strategy ran. */
   switched?: boolean;
   /** CoT-SC and the hybrids that ran it: the vote. */

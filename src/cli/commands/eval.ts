@@ -178,6 +178,23 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
       `taoloop: ${failed.length} of ${run.results.length} results ended in a model error, e.g.: ${first}\n`,
     );
   }
+  // Tools that failed (Wikipedia unreachable offline) measured nothing about the agent: say so.
+  const liveWikipedia = options.wikiCorpus === undefined && options.restate === undefined;
+  let toolsDead = false;
+  for (const health of ev.toolHealth(run.results, strategies)) {
+    const hint =
+      liveWikipedia && /wikipedia/i.test(health.sample ?? '')
+        ? 'run with --wiki-corpus for an offline corpus'
+        : undefined;
+    const warning = ev.toolWarning(health, hint);
+    if (warning !== undefined) process.stderr.write(`taoloop: warning: ${warning}\n`);
+    if (ev.allToolsFailed(health)) {
+      toolsDead = true;
+      process.stderr.write(
+        `taoloop: every ${health.strategy} item's tool calls failed: its score measures nothing.\n`,
+      );
+    }
+  }
   if (run.interrupted) {
     process.stderr.write(
       `taoloop: not finished; ${run.results.length} results are kept in ${resultsFile}. Run the same command again to finish.\n`,
@@ -185,6 +202,7 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     return EXIT.noAnswer;
   }
   // Every item failing means nothing was measured: that is a failed evaluation, not a score of 0.
+  if (toolsDead) return EXIT.noAnswer;
   return run.results.length > 0 && failed.length === run.results.length ? EXIT.noAnswer : EXIT.answered;
 }
 

@@ -85,7 +85,9 @@ export function describeStall(
 ): string {
   if (!progress) return 'no complete answer in time';
   const total = seconds(now - progress.startedAt);
-  if (progress.attemptAt === undefined) return `no complete answer within ${total}`;
+  // Cut before the request went out (a slow start on a busy machine): nothing on the wire to describe.
+  if (progress.attemptAt === undefined || now < progress.attemptAt)
+    return `no complete answer within ${total}`;
   if (progress.headersAt === undefined)
     return `no response headers within ${seconds(now - progress.attemptAt)}`;
   const lastMove = progress.lastDataAt ?? progress.headersAt;

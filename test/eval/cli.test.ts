@@ -75,7 +75,7 @@ describe('taoloop eval', () => {
         assert.equal(result.code, 1, result.stderr);
         assert.match(
           result.stderr,
-          /1 of 1 results ended in a model error, e\.g\.: Model call to \S+ timed out: no response headers within \d+\.\d s \(model timeout: 0\.3 s\)/,
+          /1 of 1 results ended in a model error, e\.g\.: Model call to \S+ timed out: no (response headers|complete answer) within \d+\.\d s \(model timeout: 0\.3 s\)/,
           how,
         );
         assert.doesNotMatch(result.stderr, /Cannot connect/i);

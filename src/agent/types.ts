@@ -269,6 +269,11 @@ export interface Step {
   modelDurationMs: number;
   /** Native mode: the provider's tool call behind this step's action. */
   toolCall?: ModelToolCall;
+  /**
+   * What the model reasoned before the step: reasoning the provider returned apart from the text
+   * (`reasoning_content`), then the reply's `<think>` blocks. Kept in the trace, never sent back to the model.
+   */
+  reasoning?: string;
 }
 
 /** The outcome of a run; `O` is the type of the typed answer (`output`). */
@@ -305,6 +310,8 @@ export type AgentEvent =
   | { type: 'run-start'; question: string; modelId: string; tools: string[]; systemPrompt: string }
   | { type: 'model-start'; step: number }
   | { type: 'model-delta'; step: number; text: string }
+  /** A piece of the reasoning the provider streams apart from the text (`reasoning_content`). */
+  | { type: 'reasoning-delta'; step: number; text: string }
   | {
       type: 'model-end';
       step: number;
@@ -312,6 +319,8 @@ export type AgentEvent =
       turn: Turn;
       usage: ModelUsage;
       finishReason: FinishReason;
+      /** The step's reasoning ({@link Step.reasoning}), when it has any. */
+      reasoning?: string;
     }
   | { type: 'invented-observation'; step: number; droppedText: string }
   | { type: 'approval-start'; step: number; request: ApprovalRequest }

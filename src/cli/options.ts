@@ -38,6 +38,8 @@ export interface RunCommandOptions {
   config?: string;
   json: boolean;
   stream: boolean;
+  /** `--hide-reasoning`: leave the model's reasoning off the screen (it stays in the trace). */
+  hideReasoning?: boolean;
 }
 
 /** Collects a repeatable option into a list. */
@@ -165,7 +167,8 @@ export function addAgentOptions(command: Command): Command {
       ).env('TAOLOOP_CONFIG'),
     )
     .option('--json', 'print one JSON result on stdout and nothing else', false)
-    .option('--no-stream', 'wait for each complete model turn instead of streaming it (default: stream)');
+    .option('--no-stream', 'wait for each complete model turn instead of streaming it (default: stream)')
+    .option('--hide-reasoning', "don't print the model's reasoning (it stays in the trace)", false);
 }
 
 /** Options only `run` has: the tools and their approval. */

@@ -8,6 +8,7 @@ import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
+import { LiveTurn } from './live-turn.js';
 import { safeText } from './safe-text.js';
 
 /** Where and how to render. */
@@ -23,6 +24,13 @@ export interface RenderOptions {
   showQuestion?: boolean;
   /** Added to the `--json` result, e.g. `{ trace: file }`. */
   jsonExtra?: Record<string, unknown>;
+  /**
+   * Print reasoning and thoughts as their tokens arrive (`model-delta` / `reasoning-delta` events); the
+   * complete turn reads the same as without it. @default false
+   */
+  live?: boolean;
+  /** Leave out the model's reasoning (`--hide-reasoning`). @default false (shown dimmed) */
+  hideReasoning?: boolean;
 }
 
 /**
@@ -33,6 +41,8 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
   const write = (line: string) => options.out.write(`${line}\n`);
   const l = primaryLabels(options.labels ?? ENGLISH_LABELS);
   const messages = options.messages ?? CLI_MESSAGES.en;
+  const labels = options.labels ?? ENGLISH_LABELS;
+  let live: LiveTurn | undefined;
   return (event) => {
     if (options.json) {
       if (event.type === 'run-end')
@@ -40,9 +50,33 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       return;
     }
     switch (event.type) {
-      case 'model-end':
-        for (const line of turnLines(event.turn, event.text, l)) write(line);
+      case 'model-start':
+        if (options.live) {
+          const show = !options.hideReasoning;
+          live = new LiveTurn({
+            labels,
+            thoughtLabel: l.thought,
+            showReasoning: show,
+            write: (t) => options.out.write(t),
+          });
+        }
         break;
+      case 'model-delta':
+        live?.text(event.text);
+        break;
+      case 'reasoning-delta':
+        live?.reasoning(event.text);
+        break;
+      case 'model-end': {
+        // A turn printed as it streamed needs only its action or answer line; otherwise, all of it.
+        const thoughtPrinted = live?.started === true && live.finish(event.turn.thought);
+        if (!live?.started && !options.hideReasoning && event.reasoning)
+          write(pc.dim(safeText(event.reasoning)));
+        const lines = turnLines(event.turn, event.text, l);
+        for (const line of thoughtPrinted && event.turn.thought ? lines.slice(1) : lines) write(line);
+        live = undefined;
+        break;
+      }
       case 'step-end': {
         // The observation as the model sees it: tool output, a rejection, a format error, a repeat note.
         const observation = event.step.observation;
@@ -64,8 +98,6 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'tool-end':
       case 'approval-start':
       case 'invented-observation':
-      case 'model-start':
-      case 'model-delta':
       case 'tool-start':
         break;
       default:

@@ -54,7 +54,9 @@ export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
  *   the abort signal. No temperature default is applied here (the loop sends 0).
  * - The text is the provider's: the AI SDK does not cut it at a stop sequence when a server
  *   ignores `stop` (the loop does that).
- * - `stream` yields `text-delta` parts and then exactly one `finish` part.
+ * - `stream` yields `text-delta` parts (and `reasoning-delta` parts for reasoning the provider sends apart,
+ *   such as `reasoning_content`) and then exactly one `finish` part; `generate` returns that reasoning as
+ *   `reasoning`.
  * - Failures throw {@link ModelCallError} (HTTP status and provider message in the message, the
  *   original error as `cause`); aborts throw the abort signal's reason.
  *
@@ -142,6 +144,8 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
     const result = await ai.generateText(callArguments(ai, settings, request, call.signal));
     return {
       text: result.text,
+      // `reasoningText`: the reasoning parts joined (AI SDK 6 `GenerateTextResult`), e.g. `reasoning_content`.
+      ...(result.reasoningText && { reasoning: result.reasoningText }),
       ...(result.toolCalls.length && { toolCalls: result.toolCalls.map(toToolCall) }),
       usage: toModelUsage(result.usage),
       finishReason: toFinishReason(result.finishReason),
@@ -192,6 +196,9 @@ async function* streamTurn(settings: CallSettings, request: ModelRequest): Async
       switch (part.type) {
         case 'text-delta':
           if (part.text !== '') yield { type: 'text-delta', text: part.text };
+          break;
+        case 'reasoning-delta':
+          if (part.text !== '') yield { type: 'reasoning-delta', text: part.text };
           break;
         case 'tool-call':
           yield { type: 'tool-call', toolCall: toToolCall(part) };

@@ -114,6 +114,11 @@ export type FinishReason =
 export interface ModelResponse {
   /** The generated text (already cut at a stop sequence if the provider honoured it). */
   text: string;
+  /**
+   * Reasoning the provider returned apart from the text (`reasoning_content` from DeepSeek, vLLM and
+   * llama.cpp servers; AI SDK reasoning parts). Recorded in the trace; never sent back to the model.
+   */
+  reasoning?: string;
   /** Native tool calling: the calls the model made (the text before them is its thought). */
   toolCalls?: ModelToolCall[];
   usage: ModelUsage;
@@ -125,6 +130,8 @@ export interface ModelResponse {
 /** One part of a streamed model turn. */
 export type ModelStreamPart =
   | { type: 'text-delta'; text: string }
+  /** A piece of the provider's separate reasoning ({@link ModelResponse.reasoning}). */
+  | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call'; toolCall: ModelToolCall }
   | { type: 'finish'; usage: ModelUsage; finishReason: FinishReason; rawFinishReason?: string | undefined };
 

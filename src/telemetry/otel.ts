@@ -158,6 +158,7 @@ class SpanRecorder {
         this.endRun(event.result);
         break;
       case 'model-delta':
+      case 'reasoning-delta':
       case 'invented-observation':
       case 'approval-start':
       case 'approval-end':

@@ -95,7 +95,8 @@ export function createTraceWriter(
   return {
     file,
     write(event) {
-      if (event.type === 'model-delta') return;
+      // Deltas are not kept: the complete text and reasoning are on `model-end` and the step.
+      if (event.type === 'model-delta' || event.type === 'reasoning-delta') return;
       appendFileSync(file, `${JSON.stringify({ ...event, atMs: Date.now() - started })}\n`);
     },
     writeError(message) {

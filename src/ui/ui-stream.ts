@@ -153,6 +153,7 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
   switch (event.type) {
     case 'run-start':
     case 'model-delta':
+    case 'reasoning-delta':
       return [];
     case 'step-end':
       return answerChunks(event.step);

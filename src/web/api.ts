@@ -154,7 +154,7 @@ function replayTrace(file: string, response: ServerResponse): void {
   let messages: RunMessage[];
   try {
     messages = readTrace(file).events.flatMap(({ atMs: _, ...line }) =>
-      line.type === 'model-delta' ? [] : [line],
+      line.type === 'model-delta' || line.type === 'reasoning-delta' ? [] : [line],
     );
   } catch (error) {
     throw new HttpError(422, `the trace cannot be read: ${errorMessage(error)}`);

@@ -20,7 +20,7 @@ import { errorMessage } from '../util/own.js';
  * - `stream-end`: nothing more will come; the page closes its `EventSource`.
  */
 export type RunMessage =
-  | Exclude<AgentEvent, { type: 'model-delta' }>
+  | Exclude<AgentEvent, { type: 'model-delta' | 'reasoning-delta' }>
   | {
       type: 'approval-pending';
       requestId: string;
@@ -134,7 +134,7 @@ export class RunSession {
       });
       for await (const event of run) {
         trace.write(event);
-        if (event.type !== 'model-delta') this.#emit(event);
+        if (event.type !== 'model-delta' && event.type !== 'reasoning-delta') this.#emit(event);
       }
     } catch (error) {
       const message = errorMessage(error);

@@ -107,7 +107,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       return;
     }
     served += 1;
-    const reply = typeof scripted === 'string' ? { text: scripted, toolCalls: [] } : scripted;
+    const reply =
+      typeof scripted === 'string'
+        ? { text: scripted, toolCalls: [] }
+        : { ...scripted, toolCalls: scripted.toolCalls ?? [] };
     const fullText = reply.text ?? '';
     const text = options.ignoreStop === true ? fullText : cutAtStop(fullText, body.stop_sequences);
     const stopSequence =

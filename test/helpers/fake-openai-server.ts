@@ -33,8 +33,14 @@ export interface FakeUsage {
   cachedTokens?: number;
 }
 
-/** A scripted reply: text, or (native tool calling) optional text plus tool calls. */
-export type FakeReply = string | { text?: string; toolCalls: { name: string; arguments: string }[] };
+/**
+ * A scripted reply: text, or optional text plus tool calls (native tool calling, several per reply allowed)
+ * and `reasoning`, sent apart from the text as DeepSeek, vLLM and llama.cpp servers do (`reasoning_content`:
+ * streamed as deltas before the text, or on the message). `<think>` blocks are simply part of the text.
+ */
+export type FakeReply =
+  | string
+  | { text?: string; toolCalls?: { name: string; arguments: string }[]; reasoning?: string };
 
 /** An HTTP error answer: status, OpenAI-style error message, response headers. */
 export interface FakeFailure {
@@ -168,7 +174,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     }
     served += 1;
     const reply =
-      typeof scripted === 'string' ? { text: scripted, toolCalls: [] } : { text: '', ...scripted };
+      typeof scripted === 'string'
+        ? { text: scripted, toolCalls: [], reasoning: undefined }
+        : { text: scripted.text ?? '', toolCalls: scripted.toolCalls ?? [], reasoning: scripted.reasoning };
     const ignoreStop = options.ignoreStop === true || options.keepWriting !== undefined;
     const text = ignoreStop ? reply.text : cutAtStop(reply.text, body.stop);
     const toolCalls = reply.toolCalls.map((call, i) => ({
@@ -181,7 +189,13 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
     const usageOption = typeof options.usage === 'function' ? options.usage(body, output) : options.usage;
     const usage = usageOption === false ? undefined : usageJson(usageOption ?? {}, body, text);
     if (body.stream === true) {
-      const complete = await sendStream(res, body, { text, toolCalls, finishReason }, usage, options);
+      const complete = await sendStream(
+        res,
+        body,
+        { text, toolCalls, finishReason, reasoning: reply.reasoning },
+        usage,
+        options,
+      );
       if (!complete) abandonedStreams += 1;
     } else {
       sendJson(res, 200, {
@@ -195,6 +209,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
             message: {
               role: 'assistant',
               content: text,
+              ...(reply.reasoning === undefined ? {} : { reasoning_content: reply.reasoning }),
               ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
             },
             finish_reason: finishReason,
@@ -267,7 +282,7 @@ let completionsAnswered = 0;
 async function sendStream(
   res: ServerResponse,
   body: ParsedRequestBody,
-  reply: { text: string; toolCalls: unknown[]; finishReason: string },
+  reply: { text: string; toolCalls: unknown[]; finishReason: string; reasoning?: string | undefined },
   usage: Record<string, unknown> | undefined,
   options: FakeOpenAIOptions,
 ): Promise<boolean> {
@@ -287,7 +302,11 @@ async function sendStream(
   const events: unknown[] = [
     chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
   ];
-  const { text } = reply;
+  const { text, reasoning = '' } = reply;
+  for (let at = 0; at < reasoning.length; at += size) {
+    const delta = { reasoning_content: reasoning.slice(at, at + size) };
+    events.push(chunk([{ index: 0, delta, finish_reason: null }]));
+  }
   for (let at = 0; at < text.length; at += size) {
     events.push(chunk([{ index: 0, delta: { content: text.slice(at, at + size) }, finish_reason: null }]));
   }

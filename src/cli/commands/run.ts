@@ -67,6 +67,8 @@ export async function runCommand(
     labels: prepared.agent.labels!,
     messages: prepared.messages,
     jsonExtra: { trace: target.file },
+    live: options.stream && !options.json,
+    hideReasoning: options.hideReasoning === true,
   });
   let result: RunResult | undefined;
   try {
@@ -119,7 +121,8 @@ export async function consumeRun(
       if (event.type === 'run-start') trace = sinks.openTrace();
       trace?.write(event);
       if (event.type === 'model-start') sinks.spinner.start(`${sinks.thinking} (${event.step})`);
-      if (event.type === 'model-end' || event.type === 'run-end') sinks.spinner.stop();
+      // The spinner turns only until the first token: from then on the turn itself shows progress.
+      if (event.type !== 'model-start' && event.type !== 'run-start') sinks.spinner.stop();
       sinks.render(event);
       if (event.type === 'run-end') result = event.result;
     }

@@ -7,7 +7,6 @@
 import { ModelTimeoutError } from '../models/errors.js';
 import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
-import { parseTurn } from '../react/parse.js';
 import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
 import { errorMessage, timeoutSignal } from '../util/own.js';
@@ -19,12 +18,27 @@ import { journaledTurn, newRunId } from './durable.js';
 import { finalAnswerTurn, forceAnswerRequest } from './final-answer.js';
 import { addUsage, requestTurn } from './model-call.js';
 import { nativeTurn } from './native.js';
+import { actAll } from './native-calls.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { RepeatTracker } from './repeats.js';
 import { buildRequest, planRequests } from './request.js';
 import { maxTurnChars } from './turn-cap.js';
-import { cutTranscriptText, formatErrorObservation } from './turns.js';
-import type { AgentEvent, AgentOptions, RunResult, RunUsage, Step, StopReason } from './types.js';
+import {
+  formatErrorObservation,
+  ignoredNote,
+  nativeStepText,
+  readTextStep,
+  unknownToolHint,
+} from './turns.js';
+import type {
+  AgentEvent,
+  AgentOptions,
+  RunResult,
+  RunUsage,
+  Step,
+  StepObservation,
+  StopReason,
+} from './types.js';
 
 /** Default for {@link AgentOptions.maxSteps}. */
 export const DEFAULT_MAX_STEPS = 8;
@@ -178,10 +192,14 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       usage = addUsage(usage, response.usage);
       const stepCost = budget.record(request, response.usage, response.text);
       const { text, finishReason } = response;
-      const turn = plan.native
-        ? (finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, options.tools, labels))
-        : parseTurn(text, { tools: router.names, labels, finishReason });
-      const transcriptText = turn.inventedObservation ? cutTranscriptText(text, labels) : text.trimEnd();
+      // A streamed and a whole reply are read the same way: the stream cut, then the parser (text mode).
+      const reading = plan.native
+        ? {
+            turn: finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, options.tools, labels),
+            ...nativeStepText(response),
+          }
+        : readTextStep(response, { tools: router.names, labels });
+      const { turn, transcriptText, reasoning } = reading;
       const toolCall = plan.native && turn.type === 'action' ? response.toolCalls?.[0] : undefined;
       const step: Step = {
         index,
@@ -193,11 +211,20 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         modelDurationMs: Math.round(performance.now() - modelStarted),
         ...(stepCost !== undefined && { costUsd: stepCost }),
         ...(toolCall && { toolCall }),
+        ...(reasoning !== undefined && { reasoning }),
       };
       steps.push(step);
-      yield { type: 'model-end', step: index, text, turn, usage: response.usage, finishReason };
+      yield {
+        type: 'model-end',
+        step: index,
+        text,
+        turn,
+        usage: response.usage,
+        finishReason,
+        ...(reasoning !== undefined && { reasoning }),
+      };
       if (turn.inventedObservation) {
-        const droppedText = text.slice(transcriptText.length).trim();
+        const droppedText = 'droppedText' in reading ? (reading.droppedText ?? '') : '';
         yield { type: 'invented-observation', step: index, droppedText };
       }
 
@@ -241,9 +268,23 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         case 'action': {
           formatErrors = 0;
           actionSteps += 1;
-          const observation = yield* act(turn, index, router, options);
+          const calls = plan.native ? (response.toolCalls ?? []) : [];
+          let observation: StepObservation;
+          if (calls.length > 1) {
+            // Several native calls: each is answered (reads together, side effects one at a time).
+            const [first, ...others] = yield* actAll(calls, index, router, options);
+            observation = first!.observation;
+            step.otherCalls = others;
+          } else {
+            observation = yield* act(turn, index, router, options);
+          }
+          if (!router.names.includes(turn.tool))
+            observation.text = `${observation.text}\n${unknownToolHint(labels, plan.native)}`;
           const repeat = repeats.record(turn.tool, turn.input, observation.text);
           if (repeat.note) observation.text = `${observation.text}\n${repeat.note}`;
+          // Only the first action of a turn runs; the model is told what was not run.
+          const ignored = ignoredNote(turn);
+          if (ignored) observation.text = `${observation.text}\n${ignored}`;
           step.observation = observation;
           yield { type: 'step-end', step };
           if (repeat.stop) result = finish('repeated_action');

@@ -13,7 +13,8 @@ import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-c
 import type { AgentEvent } from './types.js';
 
 /**
- * Calls the model. With `stream`, yields a `model-delta` event for each text delta as it arrives and stops
+ * Calls the model. With `stream`, yields a `model-delta` event for each text delta as it arrives (and a
+ * `reasoning-delta` event for each piece of reasoning the provider sends apart from the text) and stops
  * reading (cancelling the request) as soon as the model starts writing its own observation, or a new step
  * after its answer, so a server that ignores stop sequences costs no more tokens. Returns the complete
  * response. A consumer that stops reading the run closes the stream and cancels the request.
@@ -33,6 +34,7 @@ export async function* callModel(
   // Native tool calling has no text protocol to cut at.
   const cut = options.cut === false ? undefined : new StreamCut(options.labels);
   let text = '';
+  let reasoning = '';
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
   try {
@@ -40,6 +42,7 @@ export async function* callModel(
       if (part.type === 'finish') {
         response = {
           text,
+          ...(reasoning && { reasoning }),
           ...(toolCalls.length && { toolCalls }),
           usage: part.usage,
           finishReason: part.finishReason,
@@ -47,6 +50,9 @@ export async function* callModel(
         };
       } else if (part.type === 'tool-call') {
         toolCalls.push(part.toolCall);
+      } else if (part.type === 'reasoning-delta') {
+        reasoning += part.text;
+        yield { type: 'reasoning-delta', step: options.step, text: part.text };
       } else if (text.length + part.text.length > maxChars) {
         // Past the client-side cap (the server ignored max_tokens): keep what fits and stop reading.
         const fits = part.text.slice(0, maxChars - text.length);
@@ -58,6 +64,7 @@ export async function* callModel(
           finishReason: 'length',
           rawFinishReason: CLIENT_CAP_REASON,
         };
+        if (reasoning) response.reasoning = reasoning;
         break;
       } else {
         text += part.text;
@@ -69,6 +76,7 @@ export async function* callModel(
             finishReason: 'stop',
             rawFinishReason: 'client-cut',
           };
+          if (reasoning) response.reasoning = reasoning;
           break;
         }
       }
@@ -80,7 +88,10 @@ export async function* callModel(
     controller.abort();
   }
   outer?.throwIfAborted();
-  return capResponse(response ?? { text, usage: {}, finishReason: 'unknown' }, maxChars);
+  return capResponse(
+    response ?? { text, ...(reasoning && { reasoning }), usage: {}, finishReason: 'unknown' },
+    maxChars,
+  );
 }
 
 /** `a + b`, where an unknown count (`undefined`) on one side is the other side. */

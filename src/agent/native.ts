@@ -55,8 +55,15 @@ export function renderNativeMessages(
     const call = step.toolCall;
     const observation = step.observation?.text;
     if (call && observation !== undefined) {
-      messages.push({ role: 'assistant', content: step.transcriptText, toolCalls: [call] });
+      // Every call of the step, each followed by its own result.
+      const others = step.otherCalls ?? [];
+      const toolCalls = [call, ...others.map((other) => other.toolCall)];
+      messages.push({ role: 'assistant', content: step.transcriptText, toolCalls });
       messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: observation });
+      for (const other of others) {
+        const { id, name } = other.toolCall;
+        messages.push({ role: 'tool', toolCallId: id, toolName: name, content: other.observation.text });
+      }
     } else {
       messages.push({ role: 'assistant', content: step.transcriptText });
       if (observation !== undefined) messages.push({ role: 'user', content: observation });
@@ -66,8 +73,8 @@ export function renderNativeMessages(
 }
 
 /**
- * Reads a native response as a turn. A tool call is the action (the first one: one action per step, as
- * in ReAct); text without a call is the answer (an `Answer:` label is removed if present).
+ * Reads a native response as a turn. A tool call is the action (the first one; the loop runs the others
+ * too, see `native-calls.ts`); text without a call is the answer (an `Answer:` label is removed if present).
  */
 export function nativeTurn(response: ModelResponse, tools: readonly Tool[], labels: LabelSet): Turn {
   const thought = response.text.trim();
@@ -94,7 +101,7 @@ export function nativeTurn(response: ModelResponse, tools: readonly Tool[], labe
 }
 
 /** A text tool's argument `{ "input": "..." }` as its raw text. */
-function textInput(json: string): string {
+export function textInput(json: string): string {
   try {
     const value: unknown = JSON.parse(json);
     if (value && typeof value === 'object' && 'input' in value)

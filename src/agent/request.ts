@@ -57,6 +57,7 @@ export function planRequests(
   checkLimit('maxSteps', options.maxSteps);
   checkLimit('maxConsecutiveFormatErrors', options.maxConsecutiveFormatErrors);
   checkLimit('maxRepeatedActions', options.maxRepeatedActions);
+  checkLimit('toolConcurrency', options.toolConcurrency);
   const mode = options.mode ?? 'text';
   if (mode === 'native' && !model.supportsToolCalls) {
     throw new AgentConfigError(

@@ -227,6 +227,11 @@ export interface AgentOptions<O = unknown> {
    * @default 'text'
    */
   mode?: 'text' | 'native' | 'auto';
+  /**
+   * Native mode, when the model makes several tool calls in one step: how many read tools run at the same
+   * time. Tools with side effects always run one at a time, each after its own approval. @default 4
+   */
+  toolConcurrency?: number;
 }
 
 /** Usage summed over a run; a field stays `undefined` when no call reported it. */
@@ -270,10 +275,24 @@ export interface Step {
   /** Native mode: the provider's tool call behind this step's action. */
   toolCall?: ModelToolCall;
   /**
+   * Native mode: the step's other tool calls, after {@link toolCall}, each with its own observation. Every
+   * call a provider returns is answered; none is dropped.
+   */
+  otherCalls?: StepCall[];
+  /**
    * What the model reasoned before the step: reasoning the provider returned apart from the text
    * (`reasoning_content`), then the reply's `<think>` blocks. Kept in the trace, never sent back to the model.
    */
   reasoning?: string;
+}
+
+/** One more tool call of a native step, and what came of it. */
+export interface StepCall {
+  toolCall: ModelToolCall;
+  /** The tool name and the input as run (a text tool's `{ "input": ... }` read as its text). */
+  tool: string;
+  input: string;
+  observation: StepObservation;
 }
 
 /** The outcome of a run; `O` is the type of the typed answer (`output`). */

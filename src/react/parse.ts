@@ -273,7 +273,10 @@ function readAction(
   if (isFinish ? found.answer : found.action) {
     if (!isFinish) {
       found.laterActions ??= [];
-      found.laterActions.push(text.slice(item.valueStart, head.lineEnd).trim());
+      // `Action: search[b] lookup[c]`: each call on its own.
+      const value = text.slice(item.valueStart, head.lineEnd).trim();
+      const calls = callsIn(value);
+      found.laterActions.push(...(calls.length > 1 ? calls : [value]));
     }
     return 0;
   }

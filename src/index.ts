@@ -14,6 +14,7 @@
  * @module
  */
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
+export { AgentConfigError } from './agent/errors.js';
 export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
 export {
@@ -23,7 +24,6 @@ export {
   type InferOutput,
   type OutputSchema,
 } from './agent/output.js';
-export { AgentConfigError } from './agent/request.js';
 export {
   type ConversationStore,
   createMemoryStore,
@@ -82,6 +82,7 @@ export {
   renderSystemPrompt,
   type SystemPromptOptions,
   stopSequences,
+  type TextMessage,
   type ToolDescription,
 } from './react/prompt.js';
 export type { ActionTurn, AnswerTurn, FormatProblemKind, NoneTurn, Turn } from './react/turn.js';

@@ -7,7 +7,7 @@
 import { addCost, costUsd, DEFAULT_PRICES, findPrice, type ModelPrice } from '../models/pricing.js';
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
-import { AgentConfigError } from './request.js';
+import { AgentConfigError } from './errors.js';
 import type { AgentOptions } from './types.js';
 
 /** Tracks what a run has spent. */

@@ -7,7 +7,7 @@
  */
 import type { ModelMessage } from '../models/types.js';
 import { type LabelSet, primaryLabels } from '../react/labels.js';
-import { AgentConfigError } from './request.js';
+import { AgentConfigError } from './errors.js';
 import type { Step } from './types.js';
 
 /** A content part as AI SDK messages carry it; only `text` parts are read. */

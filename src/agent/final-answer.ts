@@ -8,8 +8,8 @@ import type { ModelRequest, ModelResponse, ModelToolCall, ModelToolDefinition } 
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import type { AnswerTurn } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
+import { AgentConfigError } from './errors.js';
 import { outputInstructions, outputJsonSchema } from './output.js';
-import { AgentConfigError } from './request.js';
 import type { AgentOptions } from './types.js';
 
 /** The native-mode tool that carries a typed answer. */

@@ -10,6 +10,7 @@ import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prom
 import type { Tool } from '../tools/types.js';
 import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
 import { type Conversation, earlierMessages } from './conversation.js';
+import { AgentConfigError } from './errors.js';
 import {
   type AnswerFormat,
   answerFormat,
@@ -19,10 +20,8 @@ import {
 import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from './native.js';
 import type { AgentOptions, Step } from './types.js';
 
-/** Thrown before any model call when the options cannot work together. */
-export class AgentConfigError extends Error {
-  override name = 'AgentConfigError';
-}
+// Where it used to live; import it from './errors.js'.
+export { AgentConfigError };
 
 /** What stays fixed over a run: the mode, the system prompt, the limits. */
 export interface RequestPlan {
@@ -129,7 +128,7 @@ export function buildRequest(
     return { ...settings, messages, tools };
   }
   const entries = fitted.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
-  const messages = renderMessages({
+  const messages: ModelMessage[] = renderMessages({
     systemPrompt: plan.systemPrompt,
     question: plan.question,
     labels: plan.labels,

@@ -4,12 +4,12 @@
  * @module
  */
 
+import type { Tracer } from '@opentelemetry/api';
 import type { PriceTable } from '../models/pricing.js';
 import type { FinishReason, Model, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
-import type { TelemetryOptions } from '../telemetry/otel.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import type { AgentMessage } from './conversation.js';
 import type { AnswerCheck, OutputSchema } from './output.js';
@@ -61,6 +61,16 @@ export type StopReason =
   | 'budget'
   | 'aborted'
   | 'error';
+
+/**
+ * OpenTelemetry for a run: spans go to `tracer` (from your SDK setup, or `otlpTracer`), following the
+ * GenAI semantic conventions (see `withTelemetry`).
+ */
+export interface TelemetryOptions {
+  tracer: Tracer;
+  /** `gen_ai.agent.name`. @default 'taoloop' */
+  agentName?: string;
+}
 
 /**
  * Options for {@link streamAgent} and {@link runAgent}. `O` is the type of a typed answer (`output`).

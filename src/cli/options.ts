@@ -42,6 +42,34 @@ export interface RunCommandOptions {
   hideReasoning?: boolean;
 }
 
+/** Options of `taoloop worker`, as commander parses them. */
+export interface WorkerCommandOptions
+  extends Pick<
+    RunCommandOptions,
+    | 'model'
+    | 'maxSteps'
+    | 'lang'
+    | 'tools'
+    | 'docs'
+    | 'root'
+    | 'wikiCorpus'
+    | 'allowUnsandboxed'
+    | 'yes'
+    | 'allow'
+    | 'mode'
+  > {
+  restate: boolean;
+  /** Milliseconds per attempt of a model call (`--model-timeout`, `TAOLOOP_MODEL_TIMEOUT`). */
+  modelTimeout: number;
+  /** Tokens per model turn (`--max-output-tokens`); the client-side cut of a turn follows it. */
+  maxOutputTokens: number;
+  port: number;
+  host: string;
+  replicas: number;
+  name?: string;
+  register?: string;
+}
+
 /** Collects a repeatable option into a list. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

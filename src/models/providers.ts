@@ -10,8 +10,7 @@ import { type Env, nonEmpty } from '../util/env.js';
 import type { AiSdkLanguageModel } from './ai-sdk.js';
 import { trackingFetch } from './call-progress.js';
 import { ModelConfigError } from './errors.js';
-import type { ModelSpec, ResolveModelOptions } from './spec.js';
-import type { Model } from './types.js';
+import type { Model, ModelSpec, ResolveModelOptions } from './types.js';
 
 /** The API key variable each hosted provider needs. */
 export const API_KEY_VARIABLES = {

@@ -11,30 +11,9 @@
 import { type Env, nonEmpty, processEnv } from '../util/env.js';
 import { ModelConfigError } from './errors.js';
 import { API_KEY_VARIABLES, resolveHostedModel } from './providers.js';
-import type { Model } from './types.js';
+import type { Model, ModelSpec, ResolveModelOptions } from './types.js';
 
-/** Options for {@link resolveModelSpec}. */
-export interface ResolveModelOptions {
-  /**
-   * Retries of a failed provider call (HTTP 408, 409, 429, 5xx, connection errors), done by the AI SDK
-   * with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` response headers
-   * (when under 60 s). `0` disables retries. Ignored by `local:` and `replay:` models.
-   * @default 2 (the AI SDK's default: up to 3 attempts in all)
-   */
-  maxRetries?: number;
-}
-
-/** A parsed model spec. `modelId` is the provider's model name, passed through unchanged. */
-export type ModelSpec =
-  | { provider: 'openai'; modelId: string }
-  | { provider: 'anthropic'; modelId: string }
-  | { provider: 'google'; modelId: string }
-  | { provider: 'ollama'; modelId: string }
-  | { provider: 'openai-compatible'; baseURL: string; modelId: string }
-  /** `source`: a GGUF path, `hf:<user>/<repo>/<file>.gguf`, or `''` for the default model. */
-  | { provider: 'local'; source: string }
-  /** `file`: a taoloop JSONL trace whose model turns are replayed (see `replayModel`). */
-  | { provider: 'replay'; file: string };
+export type { ModelSpec, ResolveModelOptions } from './types.js';
 
 /** The accepted spec forms, as listed in error messages. */
 export const MODEL_SPEC_FORMS: readonly string[] = [

@@ -151,3 +151,26 @@ export interface Model {
    */
   stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
+
+/** Options for `resolveModelSpec`. */
+export interface ResolveModelOptions {
+  /**
+   * Retries of a failed provider call (HTTP 408, 409, 429, 5xx, connection errors), done by the AI SDK
+   * with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` response headers
+   * (when under 60 s). `0` disables retries. Ignored by `local:` and `replay:` models.
+   * @default 2 (the AI SDK's default: up to 3 attempts in all)
+   */
+  maxRetries?: number;
+}
+
+/** A parsed model spec. `modelId` is the provider's model name, passed through unchanged. */
+export type ModelSpec =
+  | { provider: 'openai'; modelId: string }
+  | { provider: 'anthropic'; modelId: string }
+  | { provider: 'google'; modelId: string }
+  | { provider: 'ollama'; modelId: string }
+  | { provider: 'openai-compatible'; baseURL: string; modelId: string }
+  /** `source`: a GGUF path, `hf:<user>/<repo>/<file>.gguf`, or `''` for the default model. */
+  | { provider: 'local'; source: string }
+  /** `file`: a taoloop JSONL trace whose model turns are replayed (see `replayModel`). */
+  | { provider: 'replay'; file: string };

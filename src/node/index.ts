@@ -26,8 +26,6 @@ export {
   type ModelChoiceSource,
 } from '../models/choose.js';
 export { type LocalModel, type LocalModelOptions, localModel } from '../models/local.js';
-export { type ReplayModel, type ReplayModelOptions, replayModel } from '../models/replay.js';
-export { resolveModelSpec } from '../models/resolve-node.js';
 export { otlpTracer } from '../telemetry/otlp.js';
 export { createHumanTool, type HumanToolOptions } from '../tools/human.js';
 export {
@@ -56,4 +54,6 @@ export {
 } from '../tools/search.js';
 export { type WikipediaApiNodeOptions, wikipediaApi, wikipediaCorpus } from '../tools/wikipedia.js';
 export { conversationOfTrace, createFileStore } from '../trace/conversation-store.js';
+export { type ReplayModel, type ReplayModelOptions, replayModel } from '../trace/replay-model.js';
 export { readTrace, type Trace, TraceFormatError } from '../trace/trace.js';
+export { resolveModelSpec } from './resolve-model.js';

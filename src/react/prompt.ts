@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { ModelMessage } from '../models/types.js';
 import { type FewShotExample, renderExamples } from './examples.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from './labels.js';
 import { fill, promptText } from './prompt-text.js';
@@ -99,6 +98,12 @@ export interface TranscriptEntry {
   observation?: string | undefined;
 }
 
+/** A chat message of the text protocol: a role and its text (a model adapter's message type accepts it). */
+export interface TextMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 /**
  * Renders the chat messages for the next model call: system prompt, question, then each model turn as an
  * assistant message followed by its observation as a user message.
@@ -108,9 +113,9 @@ export function renderMessages(input: {
   question: string;
   entries: readonly TranscriptEntry[];
   labels?: LabelSet | undefined;
-}): ModelMessage[] {
+}): TextMessage[] {
   const l = primaryLabels(input.labels);
-  const messages: ModelMessage[] = [
+  const messages: TextMessage[] = [
     { role: 'system', content: input.systemPrompt },
     { role: 'user', content: `${l.question}: ${input.question}` },
   ];

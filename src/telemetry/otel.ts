@@ -8,15 +8,10 @@
  *
  * @module
  */
-import type { Context, Span, Tracer } from '@opentelemetry/api';
-import type { AgentEvent, RunResult } from '../agent/types.js';
+import type { Context, Span } from '@opentelemetry/api';
+import type { AgentEvent, RunResult, TelemetryOptions } from '../agent/types.js';
 
-/** Where spans go: any OpenTelemetry tracer (from your SDK setup, or {@link otlpTracer}). */
-export interface TelemetryOptions {
-  tracer: Tracer;
-  /** `gen_ai.agent.name`. @default 'taoloop' */
-  agentName?: string;
-}
+export type { TelemetryOptions } from '../agent/types.js';
 
 type Api = typeof import('@opentelemetry/api');
 

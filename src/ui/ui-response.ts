@@ -7,8 +7,8 @@
  */
 import type { UIMessage } from 'ai';
 import { type AgentMessage, readConversation } from '../agent/conversation.js';
+import { AgentConfigError } from '../agent/errors.js';
 import { streamAgent } from '../agent/loop.js';
-import { AgentConfigError } from '../agent/request.js';
 import type { AgentOptions, RunResult } from '../agent/types.js';
 import { errorMessage } from '../util/own.js';
 import { abortAny } from '../util/signal.js';

@@ -13,9 +13,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PriceTable } from '../models/pricing.js';
-import { resolveModelSpec } from '../models/resolve-node.js';
 import { defaultModelSpec, describeModelSetup } from '../models/spec.js';
 import type { Model } from '../models/types.js';
+import { resolveModelSpec } from '../node/resolve-model.js';
 import type { Tool } from '../tools/types.js';
 import { runsFolder } from '../trace/runs.js';
 import { errorMessage } from '../util/own.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { AgentConfigError } from '../../src/agent/request.js';
 import { costUsd, findPrice } from '../../src/models/pricing.js';
 import type { Model } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ModelMessage as AiModelMessage } from 'ai';
 import type { AgentMessage } from '../../src/agent/conversation.js';
+import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { AgentConfigError } from '../../src/agent/request.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 

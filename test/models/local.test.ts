@@ -16,9 +16,9 @@ import {
   ensureDefaultLocalModel,
   ensureLocalModelFile,
 } from '../../src/models/local-download.js';
-import { resolveModelSpec } from '../../src/models/resolve-node.js';
 import { parseModelSpec } from '../../src/models/spec.js';
 import type { Model, ModelRequest, TurnFormat } from '../../src/models/types.js';
+import { resolveModelSpec } from '../../src/node/resolve-model.js';
 import { parseTurn } from '../../src/react/parse.js';
 import type { Tool } from '../../src/tools/types.js';
 

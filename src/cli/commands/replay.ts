@@ -13,8 +13,8 @@
 import pc from 'picocolors';
 import { runAgent } from '../../agent/loop.js';
 import type { RunResult, Step } from '../../agent/types.js';
-import { replayModel } from '../../models/replay.js';
 import { LABEL_SETS } from '../../react/labels.js';
+import { replayModel } from '../../trace/replay-model.js';
 import type { Trace } from '../../trace/trace.js';
 import { terminalApprover } from '../approve.js';
 import { EXIT, UsageError } from '../errors.js';

@@ -7,8 +7,8 @@
  * @module
  */
 import pc from 'picocolors';
+import { AgentConfigError } from '../../agent/errors.js';
 import { streamAgent } from '../../agent/loop.js';
-import { AgentConfigError } from '../../agent/request.js';
 import type { AgentEvent, RunResult } from '../../agent/types.js';
 import { ToolConfigError } from '../../tools/router.js';
 import { newRunFile, runsFolder } from '../../trace/runs.js';

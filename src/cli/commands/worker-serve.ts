@@ -7,7 +7,7 @@
 import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { AgentWorkflow } from '../../restate/service.js';
 import { UsageError } from '../errors.js';
-import type { WorkerCommandOptions } from './worker.js';
+import type { WorkerCommandOptions } from '../options.js';
 
 /** Set in the environment of the worker processes a `--replicas` primary forks. */
 const REPLICA_ENV = 'TAOLOOP_WORKER_REPLICA';

@@ -15,36 +15,8 @@ import {
   durationMs,
   portNumber,
   positiveInt,
-  type RunCommandOptions,
+  type WorkerCommandOptions,
 } from '../options.js';
-
-/** Options of `taoloop worker`, as commander parses them. */
-export interface WorkerCommandOptions
-  extends Pick<
-    RunCommandOptions,
-    | 'model'
-    | 'maxSteps'
-    | 'lang'
-    | 'tools'
-    | 'docs'
-    | 'root'
-    | 'wikiCorpus'
-    | 'allowUnsandboxed'
-    | 'yes'
-    | 'allow'
-    | 'mode'
-  > {
-  restate: boolean;
-  /** Milliseconds per attempt of a model call (`--model-timeout`, `TAOLOOP_MODEL_TIMEOUT`). */
-  modelTimeout: number;
-  /** Tokens per model turn (`--max-output-tokens`); the client-side cut of a turn follows it. */
-  maxOutputTokens: number;
-  port: number;
-  host: string;
-  replicas: number;
-  name?: string;
-  register?: string;
-}
 
 const port = portNumber;
 

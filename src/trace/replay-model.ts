@@ -8,8 +8,8 @@
  * @module
  */
 import type { Step } from '../agent/types.js';
-import { readTrace, type Trace } from '../trace/trace.js';
-import type { Model, ModelRequest, ModelResponse } from './types.js';
+import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
+import { readTrace, type Trace } from './trace.js';
 
 /** Options for {@link replayModel}. */
 export interface ReplayModelOptions {

@@ -1,14 +1,14 @@
 /**
  * `resolveModelSpec` for Node: every spec form, including the two that need Node, `local:` (llama.cpp
- * in process, `./local.js`, which imports node-llama-cpp) and `replay:` (a trace file, `./replay.js`).
+ * in process, `models/local.ts`, which imports node-llama-cpp) and `replay:` (a trace file, `trace/replay-model.ts`).
  *
  * @module
  */
 
+import { resolveHostedModel } from '../models/providers.js';
+import { checkMaxRetries, parseModelSpec, type ResolveModelOptions } from '../models/spec.js';
+import type { Model } from '../models/types.js';
 import { type Env, processEnv } from '../util/env.js';
-import { resolveHostedModel } from './providers.js';
-import { checkMaxRetries, parseModelSpec, type ResolveModelOptions } from './spec.js';
-import type { Model } from './types.js';
 
 /**
  * Parses `spec` and builds the model (see the portable `resolveModelSpec` for hosted providers), plus:
@@ -32,11 +32,11 @@ export async function resolveModelSpec(
   const parsed = parseModelSpec(spec);
   checkMaxRetries(options.maxRetries);
   if (parsed.provider === 'local') {
-    const { localModel } = await import('./local.js');
+    const { localModel } = await import('../models/local.js');
     return localModel(parsed.source, { download: { env: env as NodeJS.ProcessEnv } });
   }
   if (parsed.provider === 'replay') {
-    const { replayModel } = await import('./replay.js');
+    const { replayModel } = await import('../trace/replay-model.js');
     return replayModel(parsed.file);
   }
   return resolveHostedModel(parsed, env, options);

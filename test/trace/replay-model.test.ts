@@ -6,12 +6,12 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import { streamAgent } from '../../src/agent/loop.js';
 import type { AgentOptions, RunResult, Step } from '../../src/agent/types.js';
-import { replayModel } from '../../src/models/replay.js';
-import { resolveModelSpec } from '../../src/models/resolve-node.js';
+import { resolveModelSpec } from '../../src/node/resolve-model.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { Tool } from '../../src/tools/types.js';
+import { replayModel } from '../../src/trace/replay-model.js';
 import { createTraceWriter, readTrace, TraceFormatError } from '../../src/trace/trace.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 

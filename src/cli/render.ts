@@ -3,10 +3,12 @@
  *
  * @module
  */
+
 import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
+import { inFlagNames } from './flag-names.js';
 import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
 import { LiveTurn } from './live-turn.js';
 import { safeText } from './safe-text.js';
@@ -156,7 +158,7 @@ export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSA
     `— ${result.status} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
-  const detail = result.error === undefined ? undefined : safeText(result.error);
+  const detail = result.error === undefined ? undefined : safeText(inFlagNames(result.error));
   return [pc.red(noAnswerMessage(messages, result.status, detail)), summary];
 }
 

@@ -1,0 +1,33 @@
+/**
+ * Library option names in messages, put in the words of the command line: a CLI user passes
+ * `--model-timeout 2s`, not `modelTimeoutMs: 2000`.
+ *
+ * @module
+ */
+
+/** Library options that have a flag of their own, and the flag. */
+const FLAGS: readonly [option: string, flag: string][] = [
+  ['modelTimeoutMs', '--model-timeout'],
+  ['timeoutMs', '--timeout'],
+  ['maxSteps', '--max-steps'],
+  ['maxOutputTokens', '--max-output-tokens'],
+  ['maxCostUsd', '--max-cost'],
+];
+
+/**
+ * `message` with each library option name replaced by its flag; `(modelTimeoutMs: 2000 ms)` becomes
+ * `(--model-timeout 2s)`.
+ */
+export function inFlagNames(message: string): string {
+  let text = message.replace(/\b([a-zA-Z]+Ms): (\d+) ms\b/g, (whole, option: string, ms: string) => {
+    const flag = FLAGS.find(([name]) => name === option)?.[1];
+    return flag ? `${flag} ${seconds(Number(ms))}` : whole;
+  });
+  for (const [option, flag] of FLAGS) text = text.replace(new RegExp(`\\b${option}\\b`, 'g'), flag);
+  return text;
+}
+
+/** `2000` as `2s`, `1500` as `1.5s`: the duration form the flags take. */
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}

@@ -47,9 +47,9 @@ function importsBetween(from: (file: string) => boolean, to: (file: string) => b
   return found;
 }
 
-test('the graph is read: the loop imports the parser, the router and the model types', () => {
+test('the graph is read: the loop imports the labels, the router and the model types', () => {
   const loop = graph.get(join('agent', 'loop.ts'))?.map((e) => e.to) ?? [];
-  assert.ok(loop.includes(join('react', 'parse.ts')), loop.join(', '));
+  assert.ok(loop.includes(join('react', 'labels.ts')), loop.join(', '));
   assert.ok(loop.includes(join('tools', 'router.ts')));
   assert.ok(loop.includes(join('models', 'types.ts')));
   assert.ok(graph.size > 50);

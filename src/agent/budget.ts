@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { addCost, costUsd, DEFAULT_PRICES, findPrice, type ModelPrice } from '../models/pricing.js';
+import {
+  addCost,
+  costUsd,
+  DEFAULT_PRICES,
+  findPrice,
+  type ModelPrice,
+  type PriceTable,
+} from '../models/pricing.js';
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './errors.js';
@@ -15,6 +22,8 @@ export class Budget {
   readonly #maxTokens: number | undefined;
   readonly #maxCostUsd: number | undefined;
   readonly #price: ModelPrice | undefined;
+  readonly #modelId: string;
+  readonly #prices: PriceTable;
   #tokens = 0;
   #costUsd: number | undefined;
   #costKnown = true;
@@ -23,8 +32,10 @@ export class Budget {
   constructor(options: AgentOptions) {
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
+    this.#modelId = options.model.id;
     // The caller's prices win over the defaults.
-    this.#price = findPrice(options.model.id, { ...DEFAULT_PRICES, ...options.prices });
+    this.#prices = { ...DEFAULT_PRICES, ...options.prices };
+    this.#price = findPrice(options.model.id, this.#prices);
     if (this.#maxCostUsd !== undefined && !this.#price) {
       throw new AgentConfigError(
         `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,
@@ -55,9 +66,18 @@ export class Budget {
     return undefined;
   }
 
-  /** Records a call; returns its cost in USD when known. Unreported token counts are estimated. */
-  record(request: ModelRequest, usage: ModelUsage, text: string): number | undefined {
-    const cost = costUsd(usage, this.#price);
+  /**
+   * Records a call, at the price of `modelId` (a fallback model's, when one answered); returns its cost in
+   * USD when known. Unreported token counts are estimated.
+   */
+  record(
+    request: ModelRequest,
+    usage: ModelUsage,
+    text: string,
+    modelId = this.#modelId,
+  ): number | undefined {
+    const price = modelId === this.#modelId ? this.#price : findPrice(modelId, this.#prices);
+    const cost = costUsd(usage, price);
     if (cost === undefined) this.#costKnown = false;
     if (this.#maxTokens === undefined && this.#maxCostUsd === undefined) {
       this.#costUsd = addCost(this.#costUsd, cost);
@@ -67,7 +87,7 @@ export class Budget {
     const output = usage.outputTokens ?? estimateTokens(text);
     this.#tokens += input + output;
     // For the budget, an unknown count is estimated; the reported total stays honest (undefined).
-    const forBudget = cost ?? costUsd({ inputTokens: input, outputTokens: output }, this.#price);
+    const forBudget = cost ?? costUsd({ inputTokens: input, outputTokens: output }, price);
     this.#costUsd = addCost(this.#costUsd, forBudget);
     return cost;
   }

@@ -89,13 +89,13 @@ function savedSnapshot(snapshot: ToolSnapshot): unknown {
  * signal also fires after `modelTimeoutMs`; a call past it fails with an error that says so (and the
  * journal may try again).
  */
-export function journaledTurn(
+export function journaledTurn<T = ModelResponse>(
   journal: Journal,
   step: number,
   request: ModelRequest,
   modelTimeoutMs: number | undefined,
-  call: (request: ModelRequest) => Promise<ModelResponse>,
-): Promise<ModelResponse> {
+  call: (request: ModelRequest) => Promise<T>,
+): Promise<T> {
   return journal(`step-${step}-model`, async () => {
     if (modelTimeoutMs === undefined) return call(request);
     const timer = timeoutSignal(modelTimeoutMs);

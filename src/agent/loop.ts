@@ -5,18 +5,17 @@
  * @module
  */
 import { ModelTimeoutError } from '../models/errors.js';
-import type { ModelResponse } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
 import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
-import { errorMessage, timeoutSignal } from '../util/own.js';
-import { abortAny } from '../util/signal.js';
+import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
 import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
+import { type AnsweredBy, callWithFallbacks, usageByModel } from './fallback.js';
 import { finalAnswerTurn, forceAnswerRequest } from './final-answer.js';
-import { addUsage, requestTurn } from './model-call.js';
+import { addUsage } from './model-call.js';
 import { nativeTurn } from './native.js';
 import { actAll } from './native-calls.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
@@ -95,6 +94,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     if (options.runId === undefined) options.runId = newRunId();
     const maxChars = maxTurnChars(options.maxOutputTokens);
     const { model } = options;
+    const models = [model, ...(options.fallbackModels ?? [])];
     const conversation = readConversation(callerOptions);
     const { question } = conversation;
     const router = createToolRouter(options.tools);
@@ -117,6 +117,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       modelId: model.id,
       steps,
       usage,
+      ...(models.length > 1 && { usageByModel: usageByModel(model.id, steps) }),
       ...(budget.costUsd !== undefined && { costUsd: budget.costUsd }),
       durationMs: Math.round(performance.now() - started),
     });
@@ -159,13 +160,8 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       // call is recorded whole, so it is not streamed, and a resumed run gets the recorded turn.
       yield { type: 'model-start', step: index };
       const modelStarted = performance.now();
-      // With a journal, each attempt of the call has its own clock (`journaledTurn`).
-      const callClock =
-        options.modelTimeoutMs === undefined || options.journal
-          ? undefined
-          : timeoutSignal(options.modelTimeoutMs);
-      const callSignal = anySignal(request.signal, callClock?.signal);
-      if (callSignal) request.signal = callSignal;
+      // Each model of the list (the model, then `fallbackModels`) gets its own `modelTimeoutMs` clock; with a
+      // journal, the whole journaled call has one (`journaledTurn`).
       const turnOptions = {
         stream: options.streaming ?? true,
         labels,
@@ -174,23 +170,25 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         step: index,
         maxChars,
       };
-      let response: ModelResponse;
+      let answered: AnsweredBy;
       try {
-        response = options.journal
+        answered = options.journal
           ? await journaledTurn(options.journal, index, request, options.modelTimeoutMs, (attempt) =>
-              drain(requestTurn(model, attempt, { ...turnOptions, stream: false })),
+              drain(callWithFallbacks(models, attempt, { ...turnOptions, stream: false })),
             )
-          : yield* requestTurn(model, request, turnOptions);
+          : yield* callWithFallbacks(models, request, {
+              ...turnOptions,
+              modelTimeoutMs: options.modelTimeoutMs,
+            });
       } catch (error) {
         result = signal?.aborted ? stopped() : finish('error', { error: modelErrorMessage(error, options) });
         break;
-      } finally {
-        callClock?.clear();
       }
+      const { response, modelId } = answered;
 
       // 3. The turn: parsed (text mode) or read from the tool call (native mode), kept as a step.
       usage = addUsage(usage, response.usage);
-      const stepCost = budget.record(request, response.usage, response.text);
+      const stepCost = budget.record(request, response.usage, response.text, modelId);
       const { text, finishReason } = response;
       // A streamed and a whole reply are read the same way: the stream cut, then the parser (text mode).
       const reading = plan.native
@@ -212,6 +210,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         ...(stepCost !== undefined && { costUsd: stepCost }),
         ...(toolCall && { toolCall }),
         ...(reasoning !== undefined && { reasoning }),
+        ...(modelId !== model.id && { modelId }),
       };
       steps.push(step);
       yield {
@@ -343,13 +342,6 @@ async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
   let next = await generator.next();
   while (!next.done) next = await generator.next();
   return next.value;
-}
-
-/** One signal for two (the caller's and a deadline), either of which may be absent. */
-function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return abortAny([a, b]);
 }
 
 /** A model error worded for the result; a per-call timeout says so. */

@@ -159,6 +159,15 @@ export interface AgentOptions<O = unknown> {
    * @default undefined (no limit of taoloop's own)
    */
   modelTimeoutMs?: number;
+  /**
+   * Models that take a call when the model before them fails after its own retries (HTTP 5xx, overload,
+   * a context-length error, a timeout of `modelTimeoutMs`, a refused connection): the same request goes to
+   * the next model, a `model-fallback` event says so, and the step records which model answered
+   * (`step.modelId`), so its usage and cost are that model's (`result.usageByModel`). A run that was
+   * aborted does not fall back. Each step starts again with the first model.
+   * @default [] (no fallback)
+   */
+  fallbackModels?: readonly Model[];
   /** Sampling temperature. @default 0 */
   temperature?: number;
   /**
@@ -294,6 +303,8 @@ export interface Step {
    * (`reasoning_content`), then the reply's `<think>` blocks. Kept in the trace, never sent back to the model.
    */
   reasoning?: string;
+  /** The model that answered this step, when a fallback did (absent: the run's model). */
+  modelId?: string;
 }
 
 /** One more tool call of a native step, and what came of it. */
@@ -324,7 +335,9 @@ export interface RunResult<O = unknown> {
   modelId: string;
   steps: Step[];
   usage: RunUsage;
-  /** Total cost in USD, when known for every call. */
+  /** With `fallbackModels`: usage per model that answered a step, keyed by model id. */
+  usageByModel?: Record<string, RunUsage>;
+  /** Total cost in USD, when known for every call (each step at its own model's price). */
   costUsd?: number;
   /** What went wrong, for `error`, `aborted` and `budget`. */
   error?: string;
@@ -341,6 +354,8 @@ export type AgentEvent =
   | { type: 'model-delta'; step: number; text: string }
   /** A piece of the reasoning the provider streams apart from the text (`reasoning_content`). */
   | { type: 'reasoning-delta'; step: number; text: string }
+  /** A model call failed and the next of `fallbackModels` takes it; text streamed so far is discarded. */
+  | { type: 'model-fallback'; step: number; fromModelId: string; toModelId: string; error: string }
   | {
       type: 'model-end';
       step: number;

@@ -39,6 +39,8 @@ const wholeNumber = z.number().int('expected a whole number ≥ 1').min(1, 'expe
 const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   model: z.string().min(1, 'expected a model spec').optional(),
+  /** `--fallback`, in order. */
+  fallbackModels: z.array(z.string().min(1, 'expected a model spec')).optional(),
   tools: z
     .union([z.string(), z.array(z.string())])
     .transform((v) => (Array.isArray(v) ? v.join(',') : v))
@@ -65,6 +67,9 @@ export type CliConfig = z.output<typeof ConfigSchema>;
 const PATH_KEYS = ['docs', 'root', 'wikiCorpus', 'examples'] as const;
 
 const APPROVAL_KEYS = new Set(['yes', 'allow', 'allowUnsandboxed']);
+
+/** Config keys whose option has another name. */
+const CONFIG_KEY_OPTIONS: Record<string, string> = { fallbackModels: 'fallback' };
 
 /**
  * Reads and validates a config file.
@@ -129,7 +134,8 @@ export function applyConfig(command: Command, cwd: string): AppliedConfig | unde
   const config = loadConfig(file);
   const known = new Set(command.options.map((o) => o.attributeName()));
   const applied: [string, unknown][] = [];
-  for (const [key, value] of Object.entries(config)) {
+  for (const [name, value] of Object.entries(config)) {
+    const key = CONFIG_KEY_OPTIONS[name] ?? name;
     if (key === '$schema' || value === undefined || !known.has(key)) continue;
     const source = command.getOptionValueSource(key);
     if (source === undefined || source === 'default') applied.push([key, value]);

@@ -52,7 +52,15 @@ async function runWithConfig(
     config?.found && options.model !== undefined && command.getOptionValueSource('model') === 'config'
       ? await envForFoundConfigModel(options.model, config.file, process.env)
       : process.env;
-  return runCommand(question, options, { command: name, config: config?.file, env });
+  // The same for fallback models named by a found config: any endpoint refused keeps the keys from all.
+  let fallbackEnv = process.env;
+  if (config?.found && command.getOptionValueSource('fallback') === 'config') {
+    for (const spec of options.fallback ?? []) {
+      const checked = await envForFoundConfigModel(spec, config.file, process.env);
+      if (checked !== process.env) fallbackEnv = checked;
+    }
+  }
+  return runCommand(question, options, { command: name, config: config?.file, env, fallbackEnv });
 }
 
 function buildProgram(setExit: (code: number) => void): Command {

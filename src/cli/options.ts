@@ -14,6 +14,8 @@ export interface RunCommandOptions {
   model?: string;
   /** `run --continue <id|last>`: the recorded run this question follows up. */
   continue?: string;
+  /** Model specs that take a call the model before them failed (`--fallback`, repeatable). */
+  fallback?: string[];
   tools?: string;
   docs?: string;
   root?: string;
@@ -129,6 +131,12 @@ export function addAgentOptions(command: Command): Command {
         '-m, --model <spec>',
         'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model>, local:<file.gguf>, or human (you write each Thought and Action) (default: $TAOLOOP_MODEL, then the first provider whose API key is set, then a local Ollama, then the embedded model; see taoloop models)',
       ).env('TAOLOOP_MODEL'),
+    )
+    .option(
+      '--fallback <spec>',
+      'a model that takes a call when the model before it fails after its retries (HTTP 5xx, overload, context length, --model-timeout); repeat for more, tried in order (default: none)',
+      collect,
+      [],
     )
     .addOption(
       new Option('--max-steps <n>', 'steps before the run stops without an answer')

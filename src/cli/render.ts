@@ -97,6 +97,14 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         if (event.decision.type === 'edit')
           write(pc.yellow(`(approved with edited input: ${safeText(event.decision.input)})`));
         break;
+      case 'model-fallback': {
+        // Model call errors name the model already ("Model call to <id> failed: ...").
+        const what = event.error.includes(event.fromModelId)
+          ? event.error
+          : `${event.fromModelId} failed: ${event.error}`;
+        write(pc.yellow(`(${safeText(what)}; trying ${safeText(event.toModelId)})`));
+        break;
+      }
       case 'tool-end':
       case 'approval-start':
       case 'invented-observation':
@@ -170,6 +178,7 @@ function toJson(result: RunResult) {
     question: result.question,
     model: result.modelId,
     usage: result.usage,
+    ...(result.usageByModel && { usageByModel: result.usageByModel }),
     costUsd: result.costUsd ?? null,
     durationMs: result.durationMs,
     error: result.error ?? null,
@@ -177,6 +186,7 @@ function toJson(result: RunResult) {
       index: s.index,
       turn: s.turn,
       observation: s.observation?.text ?? null,
+      ...(s.modelId && { model: s.modelId }),
     })),
   };
 }

@@ -61,7 +61,14 @@ export interface PreparedRun {
 export async function prepareRun(
   question: string,
   options: RunCommandOptions,
-  context: { command: 'run' | 'ask'; cwd: string; env: NodeJS.ProcessEnv; config?: string | undefined },
+  context: {
+    command: 'run' | 'ask';
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    /** Where `--fallback` models read their API keys. @default `env` */
+    fallbackEnv?: NodeJS.ProcessEnv | undefined;
+    config?: string | undefined;
+  },
 ): Promise<PreparedRun> {
   if (!question.trim())
     throw new UsageError(`the question is empty. Example: taoloop ${context.command} "What is 20 * 12 * 7?"`);
@@ -83,6 +90,9 @@ export async function prepareRun(
   checkAllowed(options.allow, tools);
   const model = await buildModel(options.model, context.env, messages);
   const humanModel = model.id === 'human';
+  const fallbackModels = await Promise.all(
+    (options.fallback ?? []).map((spec) => buildFallback(spec, context.fallbackEnv ?? context.env)),
+  );
   const examples = options.examples === undefined ? undefined : loadExamples(abs(options.examples)!);
   const instructions = [
     messages.instructions,
@@ -99,6 +109,7 @@ export async function prepareRun(
     labels: LABEL_SETS[options.lang],
     streaming: options.stream,
     allowTools: cli.allowTools,
+    ...(fallbackModels.length > 0 && { fallbackModels }),
     ...optional('maxCostUsd', options.maxCost),
     ...optional('timeoutMs', options.timeout),
     // A person typing a turn takes as long as it takes: no per-call limit for `--model human`.
@@ -138,6 +149,21 @@ export function checkAllowed(allow: readonly string[], tools: readonly { name: s
 /** `{ [key]: value }` when the value is defined, else `{}` (optional properties are omitted, never undefined). */
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** A `--fallback` model: any spec `--model` takes, except `human`. @throws {UsageError} for a bad spec. */
+async function buildFallback(spec: string, env: NodeJS.ProcessEnv): Promise<Model> {
+  if (spec.trim().toLowerCase() === 'human') {
+    throw new UsageError(
+      '--fallback human is not possible: a fallback takes over a failed model call; use --model human.',
+    );
+  }
+  try {
+    return await resolveModelSpec(spec, env);
+  } catch (error) {
+    if (error instanceof ModelConfigError) throw new UsageError(`--fallback ${spec}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**

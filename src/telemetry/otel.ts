@@ -154,6 +154,7 @@ class SpanRecorder {
         break;
       case 'model-delta':
       case 'reasoning-delta':
+      case 'model-fallback':
       case 'invented-observation':
       case 'approval-start':
       case 'approval-end':

@@ -27,6 +27,8 @@ export type TaoloopDataParts = {
    * refusal); `problem` is the observation the model was sent. It used no step.
    */
   'answer-refused': { step: number; answer: string; problem: string };
+  /** A model call failed and the next of `fallbackModels` took it. */
+  'model-fallback': { step: number; fromModelId: string; toModelId: string; error: string };
   /** How the run ended: always the last data part of a run. */
   stop: TaoloopStopData;
 };
@@ -76,7 +78,8 @@ export interface ToUIMessageStreamOptions {
  *   observation as output, or `tool-output-error` when the call failed or was refused; an action that
  *   needs approval adds `tool-approval-request` first, and a rejected one ends with `tool-output-denied`,
  * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
- * - `data-format-error`, `data-invented-observation`, `data-answer-refused` and `data-stop` parts (see
+ * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback` and
+ *   `data-stop` parts (see
  *   {@link TaoloopDataParts}),
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
  *
@@ -172,6 +175,10 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [
         { type: 'data-invented-observation', data: { step: event.step, droppedText: event.droppedText } },
       ];
+    case 'model-fallback': {
+      const { type: _type, ...data } = event;
+      return [{ type: 'data-model-fallback', data }];
+    }
     case 'approval-start': {
       const id = toolCallId(event.step);
       return [

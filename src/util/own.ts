@@ -3,7 +3,9 @@
  *
  * @module
  */
+
 import { describeThrown } from './describe.js';
+import { abortAny } from './signal.js';
 
 /** Looks a key up as an own property only, so `__proto__` or `constructor` never resolve to built-ins. */
 export function getOwn<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
@@ -31,4 +33,11 @@ export function timeoutSignal(ms: number): { signal: AbortSignal; clear(): void 
 /** True for anything with a callable `then` (what `await` would wait for). */
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** One signal for two (the caller's and a deadline), either of which may be absent. */
+export function anySignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return abortAny([a, b]);
 }

@@ -40,6 +40,8 @@ export async function runCommand(
     config?: string | undefined;
     /** Where the model's API keys are read from. @default process.env */
     env?: NodeJS.ProcessEnv | undefined;
+    /** Where the `--fallback` models' API keys are read from. @default `env` */
+    fallbackEnv?: NodeJS.ProcessEnv | undefined;
   },
 ): Promise<number> {
   const cwd = process.cwd();

@@ -47,11 +47,11 @@ function importsBetween(from: (file: string) => boolean, to: (file: string) => b
   return found;
 }
 
-test('the graph is read: the loop imports the labels, the router and the model types', () => {
+test('the graph is read: the loop imports the labels, the router and the model errors', () => {
   const loop = graph.get(join('agent', 'loop.ts'))?.map((e) => e.to) ?? [];
   assert.ok(loop.includes(join('react', 'labels.ts')), loop.join(', '));
   assert.ok(loop.includes(join('tools', 'router.ts')));
-  assert.ok(loop.includes(join('models', 'types.ts')));
+  assert.ok(loop.includes(join('models', 'errors.ts')));
   assert.ok(graph.size > 50);
 });
 

@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { EvalConfigError, loadDataset, resolveDataDir } from '../../src/eval/datasets.js';
 import { agentPrompt, loadPrompts } from '../../src/eval/prompts.js';
+import { skipUnless } from '../helpers/require.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const shared = fileURLToPath(new URL('../../../shared/react-data', import.meta.url));
@@ -83,7 +84,7 @@ describe('prompts', () => {
   });
 });
 
-describe('the paper data in ../shared', { skip: !hasShared && 'needs ../shared/react-data' }, () => {
+describe('the paper data in ../shared', { skip: skipUnless(hasShared, '../shared/react-data') }, () => {
   test('HotpotQA: the 500 sampled questions; FEVER: the 200 claims', () => {
     const hotpot = loadDataset('hotpotqa', () => shared);
     assert.deepEqual([hotpot.kind, hotpot.items.length], ['qa', 500]);

@@ -16,6 +16,7 @@ import {
   replayRecordedRuns,
   turnsReadDifferently,
 } from '../../src/eval/replay.js';
+import { skipUnless } from '../helpers/require.js';
 
 const sample = fileURLToPath(new URL('../fixtures/eval-fever-replay-sample.jsonl', import.meta.url));
 const full = fileURLToPath(
@@ -96,7 +97,7 @@ describe('replay of the committed sample (9 runs)', () => {
 });
 
 describe('replay of all 200 recorded runs', {
-  skip: !existsSync(full) && 'needs ../shared/react-data',
+  skip: skipUnless(existsSync(full), '../shared/react-data'),
 }, () => {
   test('paper parser reproduces 110 / 200 run by run; taoloop gives 111 / 200, changing run 3522', async () => {
     const paper = await replayRecordedRuns(full, { parser: 'paper' });

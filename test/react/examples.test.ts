@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { parseExamples, renderExamples } from '../../src/react/examples.js';
 import { FRENCH_LABELS } from '../../src/react/labels.js';
 import { renderSystemPrompt } from '../../src/react/prompt.js';
+import { skipUnless } from '../helpers/require.js';
 
 const SHARED = new URL('../../../shared/react-data/prompts/', import.meta.url);
 
@@ -58,7 +59,9 @@ test('the system prompt can keep English labels and ask for content in another l
   assert.match(prompt, /^Thought: /m);
 });
 
-test("every prompt in the paper's files parses into complete examples", { skip: !existsSync(SHARED) }, () => {
+test("every prompt in the paper's files parses into complete examples", {
+  skip: skipUnless(existsSync(SHARED), '../shared/react-data'),
+}, () => {
   const naive = JSON.parse(readFileSync(new URL('prompts_naive.json', SHARED), 'utf8')) as Record<
     string,
     string

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parseTurn } from '../../src/react/parse.js';
+import { skipUnless } from '../helpers/require.js';
 
 interface Step {
   step: number;
@@ -82,7 +83,7 @@ describe('recorded ReAct FEVER runs (GPT-3)', () => {
   });
 
   test('all 200 runs (493 turns) parse as recorded', {
-    skip: !existsSync(shared) && 'shared data absent',
+    skip: skipUnless(existsSync(shared), '../shared/react-data'),
   }, () => {
     const runs = readRuns(shared);
     assert.equal(runs.length, 200);

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { ToolConfigError } from '../../src/tools/router.js';
 import { createRunTestsTool, type RunTestsToolOptions } from '../../src/tools/run-tests.js';
 import { findExecutable, probeBwrap } from '../../src/tools/sandbox.js';
+import { skipUnless } from '../helpers/require.js';
 
 let base: string;
 let root: string;
@@ -270,7 +271,7 @@ test('pytest files run with the default Python runner', async (t) => {
   try {
     execFileSync('python3', ['-m', 'pytest', '--version'], { stdio: 'ignore' });
   } catch {
-    t.skip('python3 -m pytest is not available');
+    t.skip(skipUnless(false, 'python3 -m pytest') || undefined);
     return;
   }
   await writeFile(path.join(root, 'test_math.py'), 'def test_adds():\n    assert 1 + 1 == 2\n');

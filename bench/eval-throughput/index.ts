@@ -72,7 +72,8 @@ const taoloop = await loadBundled<Taoloop>(
 );
 const { runEval, resolveModelSpec, createWikipediaTools, wikipediaCorpus } = taoloop.module;
 const ITEMS = 500;
-const GOAL_SHARE = 0.9;
+/** The ceiling that counts (issue 17): taoloop's eval at concurrency 64 against the same requests made with the AI SDK alone. */
+const CEILING_VS_AI_SDK = 0.97;
 /** Runs at concurrency 64 (taoloop and the baseline alike); the figures are their medians. */
 const REPEATS = 3;
 /** Concurrency and the items it runs (fewer at low concurrency, to stay well under 60 s). */
@@ -259,7 +260,6 @@ async function main(): Promise<void> {
     }
     for (const m of measured) {
       const subset = m.items === ITEMS ? `${ITEMS} items` : `first ${m.items} of ${ITEMS} items`;
-      const withGoal = m.concurrency === 64;
       emitFigure({
         figure: `eval throughput, concurrency ${m.concurrency}, ${subset}, 200 ms model (taoloop)`,
         value: round(m.itemsPerSecond, 2),
@@ -268,7 +268,6 @@ async function main(): Promise<void> {
         baselineValue: round(m.ideal, 2),
         ratio: ratioOf(round(m.itemsPerSecond, 2), round(m.ideal, 2)),
         command: COMMAND,
-        ...(withGoal && { goal: `>= ${GOAL_SHARE}x ideal (issue 9)`, met: m.share >= GOAL_SHARE }),
       });
     }
     const taoloop64 = measured.find((m) => m.concurrency === 64);
@@ -290,6 +289,8 @@ async function main(): Promise<void> {
         baselineValue: round(alone.itemsPerSecond, 2),
         ratio: ratioOf(round(taoloop64.itemsPerSecond, 2), round(alone.itemsPerSecond, 2)),
         command: COMMAND,
+        goal: `>= ${CEILING_VS_AI_SDK}x the AI SDK alone (issue 17)`,
+        met: taoloop64.itemsPerSecond >= CEILING_VS_AI_SDK * alone.itemsPerSecond,
       });
     }
   } finally {

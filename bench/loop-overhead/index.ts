@@ -31,8 +31,9 @@ import type { MemoryResult } from './memory.js';
 import { ACTIONS, STEPS, TOOL_OUTPUT } from './script.js';
 
 const COMMAND = 'npm run bench -- loop-overhead';
-const GOAL = '<= 0.2x (a fifth of the peer, issue 9)';
-const GOAL_RATIO = 0.2;
+/** The ceiling that counts (issue 17): 0.1% of a 200 ms model call. The peers are context, not goals. */
+const CEILING_US = 200;
+const GOAL = `<= ${CEILING_US} µs/step (0.1% of a 200 ms model call, issue 17)`;
 const ROUNDS = 25;
 /**
  * Sequential episodes per round, per agent: more for the fast ones, so each batch takes similar time (5-20
@@ -168,9 +169,9 @@ async function main() {
     );
   }
 
-  const figures = (name: string, ours: Timed, peers: readonly Timed[], goal: boolean) => {
+  const figures = (name: string, ours: Timed, peers: readonly Timed[]) => {
     const value = round(median(ours.usPerStep));
-    for (const peer of peers) {
+    for (const [i, peer] of peers.entries()) {
       const baselineValue = round(median(peer.usPerStep));
       const ratio = ratioOf(value, baselineValue);
       emitFigure({
@@ -181,12 +182,12 @@ async function main() {
         baselineValue,
         ratio: ratio === null ? null : round(ratio, 3),
         command: COMMAND,
-        ...(goal && { goal: GOAL, met: ratio !== null && ratio <= GOAL_RATIO }),
+        ...(i === 0 && { goal: GOAL, met: value <= CEILING_US }),
       });
     }
   };
-  figures('loop overhead per step, text mode (taoloop)', text[0], [text[1], text[2]], true);
-  figures('loop overhead per step, streaming (taoloop)', streamed[0], [streamed[1], streamed[2]], false);
+  figures('loop overhead per step, text mode (taoloop)', text[0], [text[1], text[2]]);
+  figures('loop overhead per step, streaming (taoloop)', streamed[0], [streamed[1], streamed[2]]);
 
   log('\nMemory: 1,000 runs in flight at once, each held in its 4th tool call (one child process each) ...');
   const memory = await Promise.all(['taoloop', 'langchain', 'llamaindex'].map(runMemoryChild));

@@ -6,6 +6,7 @@
  * @module
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { describeIssues } from '../tools/validate.js';
 import { errorMessage } from '../util/own.js';
 import type { Step } from './types.js';
 
@@ -149,16 +150,4 @@ export async function runAnswerChecks(
 export function answerCorrection(problem: string, answerLabel: string, json: boolean): string {
   const form = json ? ` as JSON that matches the schema` : '';
   return `Your ${answerLabel} was not accepted: ${problem}. Fix it and write the ${answerLabel} again${form}, or take another action first.`;
-}
-
-function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = (issue.path ?? [])
-        .map((p) => (typeof p === 'object' ? String(p.key) : String(p)))
-        .join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
 }

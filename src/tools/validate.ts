@@ -33,7 +33,8 @@ export function validateToolInput(tool: Tool, rawInput: string): ValidationResul
   return { ok: true, value: result.value };
 }
 
-function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
+/** A schema's first five issues as one line: `path: message; ...` (for observations the model reads). */
+export function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
   return issues
     .slice(0, 5)
     .map((issue) => {

@@ -36,6 +36,11 @@ export interface RunSummary {
   file: string;
   /** The file name without `.jsonl`. */
   id: string;
+  /**
+   * The six hex digits at the end of the file name (`3fa9c1`): what `taoloop runs` shows and what `trace`,
+   * `replay` and `run --continue` accept. The whole id when the name has no such ending.
+   */
+  shortId: string;
   /** ISO time the run started (from the header, else the file's modification time). */
   startedAt: string;
   question: string;
@@ -74,9 +79,16 @@ export function runFiles(folder: string): string[] {
     .map(({ name }) => join(folder, name));
 }
 
+/** The short id of a run id or trace file name: its trailing six hex digits, else the id itself. */
+export function shortRunId(idOrFile: string): string {
+  const id = basename(idOrFile, '.jsonl');
+  return /-([0-9a-f]{6})$/.exec(id)?.[1] ?? id;
+}
+
 /** Summarises one trace file; never throws (a broken file is reported as `unreadable`). */
 export function summarizeRun(file: string): RunSummary {
   const id = basename(file, '.jsonl');
+  const shortId = shortRunId(id);
   try {
     const trace = readTrace(file);
     const { header, result } = trace;
@@ -91,6 +103,7 @@ export function summarizeRun(file: string): RunSummary {
     return {
       file,
       id,
+      shortId,
       startedAt: header.startedAt,
       question: header.question,
       modelId: header.modelId,
@@ -105,7 +118,17 @@ export function summarizeRun(file: string): RunSummary {
       startedAt = statSync(file).mtime.toISOString();
     } catch {}
     const problem = error instanceof Error ? error.message : String(error);
-    return { file, id, startedAt, question: '', modelId: '', status: 'unreadable', steps: 0, problem };
+    return {
+      file,
+      id,
+      shortId,
+      startedAt,
+      question: '',
+      modelId: '',
+      status: 'unreadable',
+      steps: 0,
+      problem,
+    };
   }
 }
 

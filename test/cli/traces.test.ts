@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { modelCell } from '../../src/cli/commands/runs.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
@@ -23,7 +24,8 @@ async function recordReadRun(env: NodeJS.ProcessEnv) {
       env,
     });
     assert.equal(code, 0);
-    return { file: JSON.parse(stdout).trace as string, root };
+    const result = JSON.parse(stdout);
+    return { file: result.trace as string, id: result.id as string, root };
   } finally {
     await server.close();
   }
@@ -89,22 +91,30 @@ test('replay: identical observations exit 0; a changed file is reported with bot
 test('runs lists recent runs newest first, tolerating broken files', async () => {
   const { env, runs } = cliEnv();
   await recordReadRun(env);
-  const { file: newest } = await recordReadRun(env);
+  const { file: newest, id: newestId } = await recordReadRun(env);
   writeFileSync(join(runs, '2000-01-01T00-00-00.000Z-broken.jsonl'), 'not json at all\n{"also": "bad"}\n');
   const { code, stdout } = await runCli(['runs'], { env });
   assert.equal(code, 0);
   const lines = stdout.trim().split('\n');
   assert.match(lines[0] ?? '', /^time +question +model +status +steps +tokens +cost +id$/);
   assert.equal(lines.length, 4);
-  assert.match(lines[1] ?? '', /What colour is the sky\? +openai-compatible:.* +answered +2 +\d+ +- +/);
-  assert.ok(lines[1]?.includes(newest.slice(-12, -6)), 'newest first');
+  // The model id (openai-compatible:http://127.0.0.1:PORT/v1#m) is too long: the base URL is cut, not the name.
+  assert.match(lines[1] ?? '', /What colour is the sky\? +openai-compatible:\S*…#m +answered +2 +\d+ +- +/);
+  // One id form: the short id of `run --json` is the one `runs` shows.
+  assert.equal(newestId, newest.slice(-12, -6));
+  assert.match(lines[1] ?? '', new RegExp(` ${newestId}$`), 'newest first, with its short id');
   assert.match(lines[3] ?? '', /unreadable/);
 
   const limited = await runCli(['runs', '--limit', '1', '--json'], { env });
   const listed = JSON.parse(limited.stdout);
   assert.equal(listed.runs.length, 1);
   assert.equal(listed.runs[0].file, newest);
+  assert.equal(listed.runs[0].shortId, newestId);
   assert.equal(listed.runs[0].status, 'answered');
+
+  const traced = await runCli(['trace', newestId], { env });
+  assert.equal(traced.code, 0, traced.stderr);
+  assert.match(traced.stdout, /Answer: blue/);
 });
 
 test("a project's .taoloop/runs/ folder is used when it exists", async () => {
@@ -178,3 +188,12 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     assert.equal(trace.header.question, 'q');
   });
 }
+
+test('the runs table keeps the model name of a long model id and cuts the provider and base URL', () => {
+  const long = 'openai-compatible:http://127.0.0.1:8080/v1#qwen2.5-7b-instruct';
+  assert.equal(modelCell(long), 'openai-compatible:h…#qwen2.5-7b-instruct');
+  assert.equal(modelCell('openai:gpt-4o-mini'), 'openai:gpt-4o-mini');
+  // A name too long by itself is shown alone, cut at its end.
+  const name = 'a-model-name-far-longer-than-the-whole-column-is';
+  assert.equal(modelCell(`openai-compatible:http://h/v1#${name}`), `${name.slice(0, 39)}…`);
+});

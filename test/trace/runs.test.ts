@@ -43,7 +43,7 @@ test('listing tolerates broken files and reports incomplete and crashed runs', (
   writeFileSync(join(folder, 'notes.txt'), 'ignored');
   const runs = listRuns(folder);
   assert.deepEqual(
-    runs.map((r) => [r.id.slice(-6), r.status, r.question]),
+    runs.map((r) => [r.shortId, r.status, r.question]),
     [
       ['aaaaaa', 'unreadable', ''],
       ['bbbbbb', 'crashed', 'q2'],

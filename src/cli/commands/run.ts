@@ -11,7 +11,7 @@ import { AgentConfigError } from '../../agent/errors.js';
 import { streamAgent } from '../../agent/loop.js';
 import type { AgentEvent, RunResult } from '../../agent/types.js';
 import { ToolConfigError } from '../../tools/router.js';
-import { newRunFile, runsFolder } from '../../trace/runs.js';
+import { newRunFile, runsFolder, shortRunId } from '../../trace/runs.js';
 import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
@@ -68,7 +68,8 @@ export async function runCommand(
     out: process.stdout,
     labels: prepared.agent.labels!,
     messages: prepared.messages,
-    jsonExtra: { trace: target.file },
+    // A run kept in the runs folder also gets the short id `taoloop runs` shows and `trace` accepts.
+    jsonExtra: { trace: target.file, ...(!target.explicit && { id: shortRunId(target.file) }) },
     live: options.stream && !options.json,
     hideReasoning: options.hideReasoning === true,
   });

@@ -9,11 +9,15 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentEvent, RunResult, Step } from '../agent/types.js';
+import { createTraceCompactor, createTraceExpander } from './compact.js';
 
 /** The format name on a trace's first line. */
 export const TRACE_FORMAT = 'taoloop-trace';
-/** The format version; readers refuse newer versions. */
-export const TRACE_FORMAT_VERSION = 1;
+/**
+ * The format version; readers refuse newer versions. Version 2 stores each model text once (the other
+ * copies refer to it, see `compact.ts`); version 1 traces are read as they are.
+ */
+export const TRACE_FORMAT_VERSION = 2;
 
 /** The first line of a trace. */
 export interface TraceHeader {
@@ -41,7 +45,10 @@ export interface TraceErrorLine {
   atMs: number;
 }
 
-/** Every later line: an agent event with the time since the start in milliseconds, or a `run-error`. */
+/**
+ * Every later line: an agent event with the time since the start in milliseconds, or a `run-error`. In the
+ * file, copies of a model text are stored as references to it; {@link readTrace} gives the events whole.
+ */
 export type TraceLine = (AgentEvent & { atMs: number }) | TraceErrorLine;
 
 /** A trace read back. */
@@ -64,7 +71,10 @@ export class TraceFormatError extends Error {
 /** Appends events to a trace file as they happen. */
 export interface TraceWriter {
   readonly file: string;
-  /** Writes one event (model deltas are skipped: the complete text is in `model-end`). */
+  /**
+   * Writes one event (model deltas are skipped: the complete text is in `model-end`; copies of a model
+   * text in later events are written as references to it).
+   */
   write(event: AgentEvent): void;
   /** Writes a final `run-error` line, so a crashed run's trace says why it stops there. */
   writeError(message: string): void;
@@ -92,12 +102,14 @@ export function createTraceWriter(
     ...(start.meta && { meta: start.meta }),
   };
   writeFileSync(file, `${JSON.stringify(header)}\n`);
+  const compact = createTraceCompactor();
   return {
     file,
     write(event) {
       // Deltas are not kept: the complete text and reasoning are on `model-end` and the step.
       if (event.type === 'model-delta' || event.type === 'reasoning-delta') return;
-      appendFileSync(file, `${JSON.stringify({ ...event, atMs: Date.now() - started })}\n`);
+      const line = compact(event) as Record<string, unknown>;
+      appendFileSync(file, `${JSON.stringify({ ...line, atMs: Date.now() - started })}\n`);
     },
     writeError(message) {
       const line: TraceErrorLine = { type: 'run-error', error: message, atMs: Date.now() - started };
@@ -135,7 +147,14 @@ export function readTrace(file: string): Trace {
       `${file} uses trace format ${header.version}; this taoloop reads up to ${TRACE_FORMAT_VERSION}. Upgrade taoloop.`,
     );
   }
-  const events = parsed.slice(1) as TraceLine[];
+  const expand = createTraceExpander();
+  const events = parsed.slice(1).map((line, i) => {
+    try {
+      return expand(line as Record<string, unknown>) as TraceLine;
+    } catch (error) {
+      throw new TraceFormatError(`${file}: event ${i + 1} cannot be read: ${(error as Error).message}.`);
+    }
+  });
   const steps = events.flatMap((e) => (e.type === 'step-end' ? [e.step] : []));
   const end = events.find((e) => e.type === 'run-end');
   const crash = events.find((e) => e.type === 'run-error');

@@ -37,8 +37,13 @@ test('every run is written to the runs folder; trace prints it back as the trans
   assert.equal(join(file, '..'), runs);
   assert.match(file, /\/\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z-[0-9a-f]{6}\.jsonl$/);
   const trace = readTrace(file);
-  assert.equal(trace.header.version, 1);
+  assert.equal(trace.header.version, 2);
   assert.equal(trace.result?.status, 'answered');
+  assert.equal(trace.result?.steps.length, 2);
+  // Each model text once: the run-end line does not repeat the steps (read back from the step-end lines).
+  const runEnd = JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '{}');
+  assert.equal(runEnd.type, 'run-end');
+  assert.equal('steps' in runEnd.result, false);
   assert.deepEqual((trace.header.meta?.cli as { tools: string[] } | undefined)?.tools, ['read_file']);
 
   for (const ref of [file, 'last', file.slice(-12, -6)]) {

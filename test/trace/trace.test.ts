@@ -1,14 +1,24 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { streamAgent } from '../../src/agent/loop.js';
+import type { AgentOptions, RunResult } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { createTraceWriter, readTrace, TraceFormatError } from '../../src/trace/trace.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taoloop-trace-'));
+const dir = tempDir('taoloop-trace-');
+
+/** Runs the agent writing every event to `file`; returns the result as JSON would have it. */
+async function record(file: string, options: AgentOptions): Promise<RunResult> {
+  const writer = createTraceWriter(file, { question: options.question ?? '', modelId: options.model.id });
+  const run = streamAgent(options);
+  let next = await run.next();
+  for (; !next.done; next = await run.next()) writer.write(next.value);
+  return JSON.parse(JSON.stringify(next.value));
+}
 
 test('reading a trace back gives the same steps and result as the run', async () => {
   const file = join(dir, 'run.jsonl');
@@ -54,4 +64,111 @@ test('files that are not traces are refused with a clear error', () => {
   assert.throws(() => readTrace(file), /Upgrade taoloop/);
   writeFileSync(file, '{"type":"trace-start","format":"taoloop-trace","version":1}\nnot json\n{}\n');
   assert.throws(() => readTrace(file), /:2 is not valid JSON/);
+});
+
+test('a trace stores each model text once: a 1 MB turn makes a trace of about 1 MB, read back whole', async () => {
+  const big = 'lorem ipsum dolor sit amet '.repeat(40_000); // 1.08 MB
+  const shapes = {
+    thought: [`Thought: ${big}\nAction: calculator[2 + 2]`, 'Answer: 4'],
+    'text after the action': [`Thought: add.\nAction: calculator[2 + 2]\n${big}`, 'Answer: 4'],
+    'invented observation': [`Thought: add.\nAction: calculator[2 + 2]\nObservation: ${big}`, 'Answer: 4'],
+    'unusable turn': [big, 'Answer: 4'],
+    answer: [`Thought: done.\nAnswer: ${big}`],
+    'thinking block': [`<think>${big}</think>\nThought: done.\nAnswer: 4`],
+  };
+  for (const [shape, turns] of Object.entries(shapes)) {
+    const file = join(dir, `big-${shape.replaceAll(' ', '-')}.jsonl`);
+    const result = await record(file, {
+      model: scriptedModel(turns),
+      question: '2 + 2?',
+      tools: [calculator],
+      maxOutputTokens: 1_000_000,
+    });
+    const bytes = statSync(file).size;
+    // The text once, plus bounded notes that quote a little of it; the format before kept it 5 to 8 times.
+    assert.ok(
+      bytes > big.length && bytes < big.length * 1.1,
+      `${shape}: ${bytes} bytes for a ${big.length}-byte turn`,
+    );
+    const trace = readTrace(file);
+    assert.equal(trace.header.version, 2);
+    assert.deepEqual(trace.result, result, shape);
+    assert.deepEqual(trace.steps, result.steps, shape);
+    const modelEnd = trace.events.find((e) => e.type === 'model-end');
+    assert.equal(modelEnd?.type === 'model-end' && modelEnd.text, result.steps[0]?.modelText, shape);
+    assert.deepEqual(modelEnd?.type === 'model-end' && modelEnd.turn, result.steps[0]?.turn, shape);
+  }
+});
+
+test('traces of format 1 (every copy written out) are still read', () => {
+  const file = join(dir, 'v1.jsonl');
+  const step = {
+    index: 1,
+    modelText: 'Answer: 4',
+    transcriptText: 'Answer: 4',
+    turn: { type: 'answer', text: '4' },
+    usage: {},
+    finishReason: 'stop',
+    modelDurationMs: 1,
+  };
+  const result = {
+    status: 'answered',
+    answer: '4',
+    question: 'q',
+    messages: [],
+    modelId: 'm',
+    steps: [step],
+    usage: {},
+    durationMs: 2,
+  };
+  writeFileSync(
+    file,
+    [
+      {
+        type: 'trace-start',
+        format: 'taoloop-trace',
+        version: 1,
+        startedAt: '',
+        question: 'q',
+        modelId: 'm',
+      },
+      {
+        type: 'model-end',
+        step: 1,
+        text: 'Answer: 4',
+        turn: step.turn,
+        usage: {},
+        finishReason: 'stop',
+        atMs: 1,
+      },
+      { type: 'step-end', step, atMs: 1 },
+      { type: 'run-end', result, atMs: 2 },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n'),
+  );
+  const trace = readTrace(file);
+  assert.deepEqual(trace.steps, [step]);
+  assert.deepEqual(trace.result, result);
+});
+
+test('a reference to a model text the trace does not hold is refused', () => {
+  const file = join(dir, 'dangling.jsonl');
+  writeFileSync(
+    file,
+    [
+      {
+        type: 'trace-start',
+        format: 'taoloop-trace',
+        version: 2,
+        startedAt: '',
+        question: 'q',
+        modelId: 'm',
+      },
+      { type: 'invented-observation', step: 3, droppedText: { modelText: 3, from: 0, to: 10 }, atMs: 1 },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n'),
+  );
+  assert.throws(() => readTrace(file), /event 1 cannot be read: it refers to the model text of step 3/);
 });

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { HOSTED_DEFAULT_MODELS } from './spec.js';
+import { errorMessage } from '../util/own.js';
+import { HOSTED_DEFAULT_MODELS, parseModelSpec } from './spec.js';
 
 /** Where a chosen model spec came from. */
 export type ModelChoiceSource = 'flag' | 'env' | 'api-key' | 'ollama' | 'embedded';
@@ -42,6 +43,12 @@ export interface ChooseModelOptions {
   probeOllama?: OllamaProbe;
   /** How long to wait for Ollama, in milliseconds. @default OLLAMA_PROBE_TIMEOUT_MS (500) */
   ollamaTimeoutMs?: number;
+  /**
+   * {@link describeModelChoices} only: how long to wait for a given endpoint's model list (an
+   * `openai-compatible:` or `ollama:` spec from `--model` or `TAOLOOP_MODEL`), in milliseconds.
+   * @default ENDPOINT_PROBE_TIMEOUT_MS (2000)
+   */
+  endpointTimeoutMs?: number;
 }
 
 /** One row of {@link describeModelChoices}: a source in the chain and whether it can be used. */
@@ -59,6 +66,9 @@ export interface ModelChoiceDescription {
   candidates: ModelCandidate[];
   chosen: ModelChoice;
 }
+
+/** Default for {@link ChooseModelOptions.endpointTimeoutMs}. */
+export const ENDPOINT_PROBE_TIMEOUT_MS = 2000;
 
 /** Default for {@link ChooseModelOptions.ollamaTimeoutMs}. */
 export const OLLAMA_PROBE_TIMEOUT_MS = 500;
@@ -90,16 +100,112 @@ export async function chooseModel(options: ChooseModelOptions = {}): Promise<Mod
 
 /**
  * Every source of the chain with what was found (Ollama is always probed), and the model that
- * {@link chooseModel} would pick: for `taoloop models`.
+ * {@link chooseModel} would pick: for `taoloop models`. A server named by `--model` or `TAOLOOP_MODEL`
+ * (`openai-compatible:<url>#<model>`, `ollama:<model>`) is asked for its model list first (`GET
+ * <base-url>/models`, at most `endpointTimeoutMs`): it is available only when it answers with one, and
+ * the note says why not otherwise. A run still uses a spec given that way, so it stays the one chosen,
+ * its reason saying that it did not answer.
  */
 export async function describeModelChoices(
   options: ChooseModelOptions = {},
 ): Promise<ModelChoiceDescription> {
+  const env = options.env ?? process.env;
   const all: ModelCandidate[] = [];
-  for await (const candidate of candidates(options)) all.push(candidate);
-  const first = all.find((c) => c.available && c.spec !== undefined);
+  for await (const candidate of candidates(options)) {
+    all.push(
+      candidate.available && (candidate.source === 'flag' || candidate.source === 'env')
+        ? await checkEndpoint(candidate, env, options.endpointTimeoutMs ?? ENDPOINT_PROBE_TIMEOUT_MS)
+        : candidate,
+    );
+  }
+  // A spec given with --model or TAOLOOP_MODEL is what a run uses, answering or not.
+  const given = all.find((c) => (c.source === 'flag' || c.source === 'env') && c.spec !== undefined);
+  const first = given ?? all.find((c) => c.available && c.spec !== undefined);
   if (!first) throw new Error('unreachable: the embedded model is always a candidate');
   return { candidates: all, chosen: toChoice(first) };
+}
+
+/**
+ * The base URL of a spec that names a server taoloop can ask for its models (`openai-compatible:`,
+ * `ollama:` at `OLLAMA_BASE_URL`), with the model name; `undefined` for other specs and bad ones (those
+ * fail when resolved, with their own message).
+ */
+function endpointOf(spec: string, env: NodeJS.ProcessEnv): { baseURL: string; model: string } | undefined {
+  try {
+    const parsed = parseModelSpec(spec);
+    if (parsed.provider === 'openai-compatible') return { baseURL: parsed.baseURL, model: parsed.modelId };
+    if (parsed.provider === 'ollama')
+      return { baseURL: `${ollamaHost(env.OLLAMA_BASE_URL)}/v1`, model: parsed.modelId };
+  } catch {
+    // A bad spec is reported when a run resolves it.
+  }
+  return undefined;
+}
+
+/** A given spec's candidate after asking its server for the model list (unchanged for other specs). */
+async function checkEndpoint(
+  candidate: ModelCandidate,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<ModelCandidate> {
+  const endpoint = candidate.spec === undefined ? undefined : endpointOf(candidate.spec, env);
+  if (endpoint === undefined) return candidate;
+  const url = `${endpoint.baseURL}/models`;
+  const apiKey = nonEmpty(env.TAOLOOP_API_KEY) ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY);
+  const listed = await listEndpointModels(url, timeoutMs, apiKey);
+  if (!listed.ok) {
+    return {
+      ...candidate,
+      available: false,
+      note: `${candidate.note}; ${url} did not answer: ${listed.why}`,
+    };
+  }
+  const names = listed.models;
+  const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')}, …` : names.join(', ');
+  const what = names.includes(endpoint.model)
+    ? `lists ${endpoint.model}`
+    : names.length === 0
+      ? 'answers with an empty model list'
+      : `answers, but lists ${shown}, not ${endpoint.model}`;
+  return { ...candidate, note: `${candidate.note}; ${url} ${what}` };
+}
+
+/**
+ * `GET url` (an OpenAI-compatible `/models`: `{ data: [{ id }] }`) within `timeoutMs`: the model ids, or
+ * why there are none (the connection's error code, the HTTP status, no answer in time, not a model list).
+ */
+async function listEndpointModels(
+  url: string,
+  timeoutMs: number,
+  apiKey: string | undefined,
+): Promise<{ ok: true; models: string[] } | { ok: false; why: string }> {
+  try {
+    const response = await fetch(url, {
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } }),
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return {
+        ok: false,
+        why: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      };
+    }
+    const body = (await response.json()) as { data?: unknown };
+    if (!Array.isArray(body.data))
+      return { ok: false, why: 'the answer is not a model list ({ data: [...] })' };
+    const models = body.data.flatMap((m: unknown) => {
+      const id = (m as { id?: unknown } | null)?.id;
+      return typeof id === 'string' ? [id] : [];
+    });
+    return { ok: true, models };
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'TimeoutError')
+      return { ok: false, why: `no answer within ${timeoutMs} ms` };
+    // fetch says only "fetch failed"; the reason (ECONNREFUSED 127.0.0.1:9, ENOTFOUND host) is its cause.
+    const cause = (error as { cause?: unknown }).cause;
+    return { ok: false, why: cause === undefined ? errorMessage(error) : errorMessage(cause) };
+  }
 }
 
 /** The sources in order; each is looked at only when the consumer asks for it. */
@@ -213,9 +319,13 @@ async function embeddedCandidate(): Promise<ModelCandidate> {
 
 function toChoice(candidate: ModelCandidate): ModelChoice {
   const spec = candidate.spec ?? FALLBACK_EMBEDDED_SPEC;
+  // Only a given spec whose server did not answer is chosen while unavailable.
+  const unanswered = candidate.available
+    ? ''
+    : `, but ${candidate.note.replace(/^[^;]*; /, '')}: a run with it fails until it answers`;
   const reasons: Record<ModelChoiceSource, string> = {
-    flag: `--model ${spec} was given`,
-    env: `TAOLOOP_MODEL is set to ${spec}`,
+    flag: `--model ${spec} was given${unanswered}`,
+    env: `TAOLOOP_MODEL is set to ${spec}${unanswered}`,
     'api-key': `no --model or TAOLOOP_MODEL, and ${candidate.note}`,
     ollama: `no --model, TAOLOOP_MODEL or API key, and ${candidate.note}`,
     embedded: 'no --model, TAOLOOP_MODEL, API key or Ollama model: using the embedded local model',
@@ -243,7 +353,7 @@ export function formatModelChoices(description: ModelChoiceDescription): string 
   const { chosen } = description;
   let marked = false;
   const rows = description.candidates.map((c) => {
-    const isChosen = !marked && c.available && c.spec === chosen.spec && c.source === chosen.source;
+    const isChosen = !marked && c.spec === chosen.spec && c.source === chosen.source;
     if (isChosen) marked = true;
     return [isChosen ? '*' : ' ', label[c.source], c.spec ?? '-', c.available ? 'yes' : 'no', c.note];
   });
@@ -255,7 +365,7 @@ export function formatModelChoices(description: ModelChoiceDescription): string 
       .join('  ')
       .trimEnd();
   return [
-    'Models, in the order they are tried (the first available one is used):',
+    'Models, in the order they are tried (the first available one is used; --model or TAOLOOP_MODEL always is):',
     line(header),
     ...rows.map(line),
     '',

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { type AddressInfo, createServer } from 'node:net';
 import { test } from 'node:test';
 import { cleanEnv, runCli } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 
 test('taoloop models shows the chain and why the first available model is chosen', async () => {
   const { code, stdout } = await runCli(['models'], { env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key' }) });
@@ -19,3 +21,59 @@ test('taoloop models --json with TAOLOOP_MODEL set', async () => {
   assert.equal(description.chosen.spec, 'ollama:qwen2.5');
   assert.equal(description.chosen.source, 'env');
 });
+
+test('taoloop models --model asks an OpenAI-compatible endpoint for its models before calling it available', async (t) => {
+  const server = await startFakeOpenAI({ replies: [], models: ['qwen2.5-7b-instruct', 'other'] });
+  t.after(() => server.close());
+  const spec = `openai-compatible:${server.baseURL}#qwen2.5-7b-instruct`;
+  const { code, stdout } = await runCli(['models', '--model', spec], { env: cleanEnv() });
+  assert.equal(code, 0);
+  assert.match(
+    stdout,
+    new RegExp(
+      `^\\*\\s+--model\\s+\\S+\\s+yes\\s+given with --model; ${server.baseURL}/models lists qwen2.5-7b-instruct$`,
+      'm',
+    ),
+  );
+  assert.match(stdout, /Why: --model \S+ was given\.$/m);
+
+  // A model the server does not list is said so.
+  const missing = await runCli(['models', '--model', `openai-compatible:${server.baseURL}#nope`, '--json'], {
+    env: cleanEnv(),
+  });
+  const flag = JSON.parse(missing.stdout).candidates[0];
+  assert.equal(flag.available, true);
+  assert.match(flag.note, /answers, but lists qwen2\.5-7b-instruct, other, not nope/);
+});
+
+test('taoloop models --model with an unreachable endpoint says it is not available and why', async () => {
+  const port = await closedPort();
+  const spec = `openai-compatible:http://127.0.0.1:${port}/v1#my-model`;
+  const started = performance.now();
+  const { code, stdout } = await runCli(['models', '--model', spec], { env: cleanEnv() });
+  assert.ok(performance.now() - started < 15_000, 'answers quickly');
+  assert.equal(code, 0);
+  assert.match(
+    stdout,
+    /^\*\s+--model\s+\S+\s+no\s+given with --model; http:\/\/127\.0\.0\.1:\d+\/v1\/models did not answer: .*ECONNREFUSED/m,
+  );
+  assert.ok(stdout.includes(`\nChosen: ${spec}\n`), stdout);
+  assert.match(
+    stdout,
+    /Why: --model \S+ was given, but \S+\/models did not answer: .*ECONNREFUSED.*: a run with it fails/,
+  );
+
+  const json = await runCli(['models', '--model', spec, '--json'], { env: cleanEnv() });
+  const description = JSON.parse(json.stdout);
+  assert.equal(description.candidates[0].available, false);
+  assert.equal(description.chosen.spec, spec);
+});
+
+/** A 127.0.0.1 port nothing listens on: one the system just gave out and that was closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -102,6 +102,8 @@ export interface FakeOpenAIOptions {
    * the server's heap (and its garbage collector's pauses, which delay answers) does not grow. @default true
    */
   keepRequests?: boolean;
+  /** The model ids `GET /v1/models` lists (`{ object: 'list', data: [{ id, object: 'model' }] }`). @default ['m'] */
+  models?: string[];
 }
 
 /** A running fake server. */
@@ -137,6 +139,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions): Promise<FakeO
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'GET' && req.url === '/v1/models') {
+      const data = (options.models ?? ['m']).map((id) => ({ id, object: 'model', owned_by: 'fake' }));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data }));
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       sendError(res, 404, `fake server: no route for ${req.method} ${req.url}`);
       return;

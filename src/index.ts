@@ -24,6 +24,8 @@ export {
   type InferOutput,
   type OutputSchema,
 } from './agent/output.js';
+export { RunStateError, type RunStateProblem } from './agent/pause-errors.js';
+export { resumeAgent, streamResumedAgent } from './agent/resume.js';
 export {
   type ConversationStore,
   createMemoryStore,
@@ -38,12 +40,18 @@ export type {
   ApprovalRequest,
   ApproveFn,
   Journal,
+  PauseAnswer,
+  PendingApprovalRequest,
+  ResumeOptions,
+  RunJournalEntry,
   RunResult,
+  RunState,
   RunUsage,
   Step,
   StepObservation,
   StopReason,
 } from './agent/types.js';
+export { RUN_STATE_VERSION } from './agent/types.js';
 export { fromLanguageModel } from './models/ai-sdk.js';
 export { ModelConfigError } from './models/errors.js';
 export type { ModelPrice, PriceTable } from './models/pricing.js';

@@ -20,14 +20,16 @@ import type {
 } from './types.js';
 
 /**
- * Runs the action of step `step`, yielding approval and tool events, and returns the observation.
- * Never throws: refusals, rejections and tool failures are observations.
+ * Runs the action of step `step` (its `call`-th tool call, from 1), yielding approval and tool events, and
+ * returns the observation. Refusals, rejections and tool failures are observations; it throws only when the
+ * run pauses for approval (`RunPaused`) or its journal refuses an effect.
  */
 export async function* act(
   turn: ActionTurn,
   step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
+  call = 1,
 ): AsyncGenerator<AgentEvent, StepObservation> {
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
@@ -37,6 +39,7 @@ export async function* act(
     !isAllowedWithoutAsking(prepared.tool.name, options.allowTools)
   ) {
     const request: ApprovalRequest = {
+      id: approvalId(options.runId ?? '', step, call),
       step,
       tool: prepared.tool.name,
       input: prepared.rawInput,
@@ -90,7 +93,7 @@ export async function* act(
  * With a journal, every tool call goes through it, read tools included, so a resumed run continues from
  * exactly the observations the model saw (`durable.ts`). Every call gets its call ID.
  */
-function journalTool(
+export function journalTool(
   options: AgentOptions,
   step: number,
   call: PreparedCall,
@@ -103,6 +106,11 @@ function journalTool(
   };
   if (options.journal) return journaledToolCall(options.journal, step, call, router, execution);
   return router.execute(call, execution);
+}
+
+/** The id of an approval request: `<run id>/step-<n>/call-<k>` (see `ApprovalRequest.id`). */
+export function approvalId(runId: string, step: number, call: number): string {
+  return `${runId}/step-${step}/call-${call}`;
 }
 
 /** The caller's journal, or a pass-through. */

@@ -9,6 +9,7 @@
  */
 
 import { errorMessage } from '../util/own.js';
+import { RunPaused, RunStateError } from './pause-errors.js';
 import type { AgentOptions, ApprovalDecision, ApprovalRequest } from './types.js';
 
 /** Longest rejection reason passed on to the model, in characters (the rest is cut). */
@@ -92,7 +93,8 @@ function describe(value: unknown): string {
 
 /**
  * Asks `approve` and turns whatever happens into a decision: no approver (or one that is not a function),
- * a throw and a rejected promise are rejections. Never rejects.
+ * a throw and a rejected promise are rejections. Never rejects, except with the run's own pause
+ * (`RunPaused`) or a resume that does not match its state (`RunStateError`), which end the run.
  */
 export async function askApprover(
   request: ApprovalRequest,
@@ -104,6 +106,7 @@ export async function askApprover(
   try {
     answer = await approve(request);
   } catch (error) {
+    if (error instanceof RunPaused || error instanceof RunStateError) throw error;
     return { type: 'reject', reason: `approval failed: ${safeMessage(error)}` };
   }
   return toApprovalDecision(answer);

@@ -19,6 +19,9 @@ import { addUsage } from './model-call.js';
 import { nativeTurn } from './native.js';
 import { actAll } from './native-calls.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
+import { pausable, type ResumeInput } from './pause.js';
+import { RunPaused } from './pause-errors.js';
+import { recordedTurn, recorderOf } from './pause-journal.js';
 import { RepeatTracker } from './repeats.js';
 import { buildRequest, planRequests } from './request.js';
 import { maxTurnChars } from './turn-cap.js';
@@ -32,6 +35,7 @@ import {
 import type {
   AgentEvent,
   AgentOptions,
+  PendingApprovalRequest,
   RunResult,
   RunUsage,
   Step,
@@ -54,10 +58,16 @@ export const DEFAULT_MAX_STEPS = 8;
  * @throws {ToolConfigError} for an invalid tool list.
  * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
-export async function* streamAgent<O = unknown>(
+export function streamAgent<O = unknown>(options: AgentOptions<O>): AsyncGenerator<AgentEvent, RunResult<O>> {
+  return streamRun(options);
+}
+
+/** {@link streamAgent}, or a resumed run's when `resume` is given (`resume.ts`). */
+export async function* streamRun<O = unknown>(
   options: AgentOptions<O>,
+  resume?: ResumeInput,
 ): AsyncGenerator<AgentEvent, RunResult<O>> {
-  const loop = react(options as AgentOptions);
+  const loop = pausable(react, options as AgentOptions, resume);
   const run = options.telemetry ? withTelemetry(loop, options.telemetry) : loop;
   // Passed on event by event rather than with `yield*`, which would throw a consumer's `throw()` into the
   // loop, where it would read as a failed model call. However the consumer stops, the loop is closed: its
@@ -172,14 +182,17 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       };
       let answered: AnsweredBy;
       try {
-        answered = options.journal
-          ? await journaledTurn(options.journal, index, request, options.modelTimeoutMs, (attempt) =>
-              drain(callWithFallbacks(models, attempt, { ...turnOptions, stream: false })),
-            )
-          : yield* callWithFallbacks(models, request, {
-              ...turnOptions,
-              modelTimeoutMs: options.modelTimeoutMs,
-            });
+        answered =
+          options.journal && !recorderOf(options.journal)
+            ? await journaledTurn(options.journal, index, request, options.modelTimeoutMs, (attempt) =>
+                drain(callWithFallbacks(models, attempt, { ...turnOptions, stream: false })),
+              )
+            : yield* recordedTurn(options.journal, index, () =>
+                callWithFallbacks(models, request, {
+                  ...turnOptions,
+                  modelTimeoutMs: options.modelTimeoutMs,
+                }),
+              );
       } catch (error) {
         result = signal?.aborted ? stopped() : finish('error', { error: modelErrorMessage(error, options) });
         break;
@@ -269,13 +282,20 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
           actionSteps += 1;
           const calls = plan.native ? (response.toolCalls ?? []) : [];
           let observation: StepObservation;
-          if (calls.length > 1) {
-            // Several native calls: each is answered (reads together, side effects one at a time).
-            const [first, ...others] = yield* actAll(calls, index, router, options);
-            observation = first!.observation;
-            step.otherCalls = others;
-          } else {
-            observation = yield* act(turn, index, router, options);
+          try {
+            if (calls.length > 1) {
+              // Several native calls: each is answered (reads together, side effects one at a time).
+              const [first, ...others] = yield* actAll(calls, index, router, options);
+              observation = first!.observation;
+              step.otherCalls = others;
+            } else {
+              observation = yield* act(turn, index, router, options);
+            }
+          } catch (error) {
+            // A tool call waits for a person (`pauseForApproval`): the run ends here (`pause.ts`).
+            if (!(error instanceof RunPaused)) throw error;
+            result = finish('paused', { pending: error.pending });
+            break;
           }
           if (!router.names.includes(turn.tool))
             observation.text = `${observation.text}\n${unknownToolHint(labels, plan.native)}`;
@@ -306,6 +326,7 @@ interface FinishExtra {
   error?: string;
   output?: unknown;
   forced?: boolean;
+  pending?: PendingApprovalRequest[];
 }
 
 /** The step or budget limit that stops the run before the next model call, if one is reached. */
@@ -338,7 +359,7 @@ export function runAgent<O = unknown>(options: AgentOptions<O>): Promise<RunResu
 }
 
 /** Runs a generator to its end, passing over what it yields, and returns its result. */
-async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
+export async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
   let next = await generator.next();
   while (!next.done) next = await generator.next();
   return next.value;

@@ -11,7 +11,7 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
-import { act } from './act.js';
+import { act, journalTool } from './act.js';
 import { isAllowedWithoutAsking } from './approval.js';
 import { textInput } from './native.js';
 import type { AgentEvent, AgentOptions, StepCall, StepObservation } from './types.js';
@@ -42,14 +42,14 @@ export async function* actAll(
     if (reads.length) results.push(...(yield* runReads(reads, step, router, options)));
     reads = [];
   };
-  for (const call of calls) {
+  for (const [i, call] of calls.entries()) {
     const turn = callAction(call, options.tools);
     if (runsWithoutAsking(turn, router, options)) {
       reads.push({ call, turn });
       continue;
     }
     yield* flushReads();
-    const observation = yield* act(turn, step, router, options);
+    const observation = yield* act(turn, step, router, options, i + 1);
     results.push({ toolCall: call, tool: turn.tool, input: turn.input, observation });
   }
   yield* flushReads();
@@ -77,7 +77,7 @@ async function* runReads(
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < reads.length; i = next++)
-      outcomes[i] = await runRead(reads[i]!.turn, router, options);
+      outcomes[i] = await runRead(reads[i]!.turn, step, router, options);
   };
   await Promise.all(Array.from({ length: Math.min(limit, reads.length) }, worker));
   const results: StepCall[] = [];
@@ -100,12 +100,14 @@ async function* runReads(
 /** One read call: validated, run, its observation worded. Never throws. */
 async function runRead(
   turn: ActionTurn,
+  step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
 ): Promise<StepObservation> {
   const prepared = router.prepare(turn.tool, turn.input);
+  // Through the journal like every tool call, so a resumed or replayed run does not run it again.
   const outcome = prepared.ok
-    ? await router.execute(prepared, { signal: options.signal, timeoutMs: options.toolTimeoutMs })
+    ? await journalTool(options, step, prepared, router)
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const observation: StepObservation = {
     text: formatObservation(outcome.observation, options.labels).text,

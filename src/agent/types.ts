@@ -16,6 +16,11 @@ import type { AnswerCheck, OutputSchema } from './output.js';
 
 /** A tool call waiting for a person's (or a policy's) decision. */
 export interface ApprovalRequest {
+  /**
+   * Names this request: `<run id>/step-<n>/call-<k>` (`k` counts the step's tool calls from 1). A decision
+   * on a paused run ({@link ResumeOptions.decisions}) is keyed by it; it is the approval id of the UI stream.
+   */
+  id: string;
   step: number;
   tool: string;
   /** The input as the model wrote it (JSON text for schema tools). */
@@ -41,8 +46,68 @@ export type ApprovalDecision =
  */
 export type Journal = <T>(name: string, effect: () => Promise<T>) => Promise<T>;
 
-/** Decides approval requests. */
-export type ApproveFn = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+/**
+ * What an {@link ApproveFn} answers to end the run `paused` instead of deciding now: the request goes to
+ * `result.pending` and the run can be resumed later, in any process, with `resumeAgent`. Only honoured
+ * when the run has no `journal` (a durable engine waits for approvals itself); elsewhere it is a rejection.
+ */
+export interface PauseAnswer {
+  type: 'pause';
+}
+
+/** Decides approval requests, or answers {@link PauseAnswer} to pause the run. */
+export type ApproveFn = (
+  request: ApprovalRequest,
+) => ApprovalDecision | PauseAnswer | Promise<ApprovalDecision | PauseAnswer>;
+
+/** An approval a paused run waits for: the {@link ApprovalRequest} as plain data (no signal). */
+export interface PendingApprovalRequest {
+  /** The request's id ({@link ApprovalRequest.id}); a decision on resume is keyed by it. */
+  id: string;
+  step: number;
+  tool: string;
+  /** The input as the model wrote it (JSON text for schema tools). */
+  input: string;
+  effects: ToolEffects;
+}
+
+/** One completed side effect of a run as its journal recorded it: the effect's name and its result. */
+export interface RunJournalEntry {
+  /** `step-<n>-model`, `step-<n>-approval` or `step-<n>-tool`. */
+  name: string;
+  /** The recorded result (JSON data): a model turn, an approval decision or a tool call's observation. */
+  value: unknown;
+}
+
+/** Version of {@link RunState} this taoloop writes and reads. */
+export const RUN_STATE_VERSION = 1;
+
+/**
+ * The state of a paused run: plain JSON data, to keep anywhere (a database row, a file, a signed value
+ * sent to a browser) and give to `resumeAgent`. It holds the conversation the run started from and the
+ * journal of its completed side effects (model turns, approval decisions, tool observations), so a resumed
+ * run replays them instead of making them again, and the approvals it waits for.
+ *
+ * A state of another `version` is refused, never misread. With `secret`, `signature` is an HMAC-SHA256
+ * of the rest (keys sorted), and a state whose signature does not match is refused.
+ */
+export interface RunState {
+  format: 'taoloop-run-state';
+  /** {@link RUN_STATE_VERSION} when written. */
+  version: number;
+  /** The run's id: tool call ids (`callId`) and approval ids stay the same after a resume. */
+  runId: string;
+  /** The conversation the run started from (the question as a user message, or `messages`). */
+  messages: AgentMessage[];
+  /** The run's completed side effects, in the order they happened. */
+  journal: RunJournalEntry[];
+  /** The approvals the run waits for. */
+  pending: PendingApprovalRequest[];
+  /** When the run paused (ISO 8601). */
+  pausedAt: string;
+  /** With a `secret`: `hmac-sha256:<base64url>` over the rest of the state. */
+  signature?: string;
+}
 
 /**
  * Why a run ended. A closed union: `answered` is the only status with an answer.
@@ -52,6 +117,8 @@ export type ApproveFn = (request: ApprovalRequest) => ApprovalDecision | Promise
  * - `budget`: the next model call would start over `maxTokens` or `maxCostUsd`, or `timeoutMs` passed.
  * - `aborted`: the caller's signal fired (Ctrl-C in the CLI).
  * - `error`: the model failed (after its retries); `error` on the result says why.
+ * - `paused`: a tool call waits for a decision (`pauseForApproval`, or `approve` answered `pause`);
+ *   `pending` and `state` on the result say which, and `resumeAgent` goes on from there.
  */
 export type StopReason =
   | 'answered'
@@ -60,7 +127,8 @@ export type StopReason =
   | 'repeated_action'
   | 'budget'
   | 'aborted'
-  | 'error';
+  | 'error'
+  | 'paused';
 
 /**
  * OpenTelemetry for a run: spans go to `tracer` (from your SDK setup, or `otlpTracer`), following the
@@ -183,6 +251,24 @@ export interface AgentOptions<O = unknown> {
    * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
    */
   approve?: ApproveFn;
+  /**
+   * End the run with status `paused` when a tool call needs approval, instead of asking `approve`: the
+   * result carries the request (`pending`) and a JSON-serialisable `state` that `resumeAgent` continues
+   * from, in any process and at any later time, without repeating a model or tool call that happened.
+   * `approve` can also pause case by case by answering `{ type: 'pause' }`.
+   * @throws {AgentConfigError} (from the run) together with `journal` (a durable engine waits for
+   * approvals itself).
+   * @default false
+   */
+  pauseForApproval?: boolean;
+  /**
+   * Signs a paused run's `state` (HMAC-SHA256 through Web Crypto's `crypto.subtle`) and, on resume,
+   * refuses a state whose signature does not match (`RunStateError`), or that has none. Use it whenever
+   * the state leaves your server (a browser, a queue): an unsigned state is trusted as it is. A string of
+   * at least 32 characters (e.g. 32 random bytes, base64).
+   * @default undefined (states are not signed)
+   */
+  secret?: string;
   /**
    * Runs each side effect (model call, approval, tool call, read tools included) through a journal, for
    * durable execution: a resumed run gets the recorded results, so it continues from exactly the
@@ -341,6 +427,11 @@ export interface RunResult<O = unknown> {
   costUsd?: number;
   /** What went wrong, for `error`, `aborted` and `budget`. */
   error?: string;
+  /** For `paused`: the approvals the run waits for (a decision for each resumes it). */
+  pending?: PendingApprovalRequest[];
+  /** For `paused`: what `resumeAgent` needs to continue (JSON data; signed with `secret`). */
+  state?: RunState;
+  /** Wall time of this run in milliseconds (of a resumed run: since it was resumed). */
   durationMs: number;
 }
 
@@ -380,4 +471,24 @@ export type AgentEvent =
       durationMs: number;
     }
   | { type: 'step-end'; step: Step }
+  /** The run pauses for approvals (status `paused`); `run-end` follows with the same `pending` and `state`. */
+  | { type: 'run-pause'; pending: PendingApprovalRequest[]; state: RunState }
   | { type: 'run-end'; result: RunResult };
+
+/**
+ * Options for `resumeAgent` and `streamResumedAgent`: the options of the run that paused (the same model,
+ * tools and limits, so that the replayed journal matches), plus its `state` and a decision per pending
+ * request. The conversation comes from the state; a `question` or `messages` given too must be the same.
+ */
+export type ResumeOptions<O = unknown> = AgentOptions<O> & {
+  /** `result.state` of the paused run, as stored (parsed JSON). Checked before anything runs. */
+  state: RunState;
+  /**
+   * A decision for each pending request, keyed by its id (`result.pending[i].id`): `{ type: 'approve' }`,
+   * `{ type: 'reject', reason? }` or `{ type: 'edit', input }`. Read like an approver's answer, failing
+   * closed: anything else (a wrong shape, `true`, `'yes'`) is a rejection.
+   * @throws {RunStateError} (from the run) for a decision whose id the state does not wait for (from an
+   * earlier pause, or another run), and for a pending request left without a decision.
+   */
+  decisions: Readonly<Record<string, unknown>>;
+};

@@ -109,6 +109,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'approval-start':
       case 'invented-observation':
       case 'tool-start':
+      case 'run-pause': // the footer says it
         break;
       default:
         event satisfies never;

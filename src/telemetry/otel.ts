@@ -159,6 +159,7 @@ class SpanRecorder {
       case 'approval-start':
       case 'approval-end':
       case 'step-end':
+      case 'run-pause':
         break;
       default:
         event satisfies never;

@@ -8,7 +8,15 @@
  * @module
  */
 import type { UIMessage, UIMessageChunk } from 'ai';
-import type { AgentEvent, RunResult, RunUsage, Step, StopReason } from '../agent/types.js';
+import type {
+  AgentEvent,
+  PendingApprovalRequest,
+  RunResult,
+  RunState,
+  RunUsage,
+  Step,
+  StopReason,
+} from '../agent/types.js';
 import type { FormatProblemKind } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
@@ -29,6 +37,12 @@ export type TaoloopDataParts = {
   'answer-refused': { step: number; answer: string; problem: string };
   /** A model call failed and the next of `fallbackModels` took it. */
   'model-fallback': { step: number; fromModelId: string; toModelId: string; error: string };
+  /**
+   * The run paused for approvals (`pauseForApproval`): the requests (each also a tool part in state
+   * `approval-requested`, with the request id as its approval id) and the run's `state`, which
+   * `createAgentUIStreamResponse` resumes from when `useChat` sends the approval responses back.
+   */
+  'run-pause': { pending: PendingApprovalRequest[]; state: RunState };
   /** How the run ended: always the last data part of a run. */
   stop: TaoloopStopData;
 };
@@ -76,10 +90,11 @@ export interface ToUIMessageStreamOptions {
  * - each thought as a reasoning part,
  * - each action as a tool call: `tool-input-available`, then `tool-output-available` with the
  *   observation as output, or `tool-output-error` when the call failed or was refused; an action that
- *   needs approval adds `tool-approval-request` first, and a rejected one ends with `tool-output-denied`,
+ *   needs approval adds `tool-approval-request` first (its approval id is the request's id), and a
+ *   rejected one ends with `tool-output-denied`,
  * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
- * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback` and
- *   `data-stop` parts (see
+ * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
+ *   `data-run-pause` (a paused run's requests and state) and `data-stop` parts (see
  *   {@link TaoloopDataParts}),
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
  *
@@ -183,11 +198,15 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       const id = toolCallId(event.step);
       return [
         ...openCall(state, event.step, event.request.tool, event.request.input),
-        { type: 'tool-approval-request', approvalId: `approval-${id}`, toolCallId: id },
+        { type: 'tool-approval-request', approvalId: event.request.id, toolCallId: id },
       ];
     }
     case 'approval-end':
-      if (event.decision.type !== 'reject') return [];
+      if (event.decision.type !== 'reject') {
+        // A resumed run starts here: the client has the call's input from before the pause.
+        state.open.add(toolCallId(event.step));
+        return [];
+      }
       state.open.delete(toolCallId(event.step));
       return [{ type: 'tool-output-denied', toolCallId: toolCallId(event.step) }, { type: 'finish-step' }];
     case 'tool-start':
@@ -200,6 +219,8 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
         : { type: 'tool-output-error', toolCallId: id, errorText: event.observation };
       return [output, { type: 'finish-step' }];
     }
+    case 'run-pause':
+      return [{ type: 'data-run-pause', data: { pending: event.pending, state: event.state } }];
     case 'run-end':
       return endChunks(event.result);
     default:
@@ -281,6 +302,10 @@ function endChunks(result: RunResult): TaoloopUIMessageChunk[] {
     case 'error':
       chunks.push({ type: 'error', errorText: result.error ?? 'The run failed.' });
       chunks.push({ type: 'finish', finishReason: 'error' });
+      break;
+    case 'paused':
+      // As the AI SDK ends a step whose tool calls wait for approval.
+      chunks.push({ type: 'finish', finishReason: 'tool-calls' });
       break;
     case 'max_steps':
     case 'format_errors':

@@ -15,6 +15,7 @@ export function createTraceView(ui, hooks) {
     budget: 'No answer: the run hit its budget.',
     aborted: 'No answer: the run was stopped.',
     error: 'No answer: the run failed.',
+    paused: 'Paused: the run waits for an approval.',
   };
   /** The run on screen: its counters and the approval block waiting for a decision. */
   let run = { steps: 0, tokens: undefined, costUsd: undefined, approval: undefined };

@@ -1,0 +1,183 @@
+/**
+ * A paused run's {@link RunState}: written (and signed, with a secret) when the run pauses, checked before
+ * a resume. Signing uses Web Crypto (`crypto.subtle`, HMAC-SHA256), so it works wherever the core does.
+ * The signature covers the state's JSON with keys sorted, so a state stored where key order is not kept
+ * (e.g. PostgreSQL `jsonb`) still verifies.
+ *
+ * @module
+ */
+import { readConversation } from './conversation.js';
+import { RunStateError } from './pause-errors.js';
+import {
+  type PendingApprovalRequest,
+  RUN_STATE_VERSION,
+  type RunJournalEntry,
+  type RunState,
+} from './types.js';
+
+const FORMAT = 'taoloop-run-state';
+const SIGNATURE_PREFIX = 'hmac-sha256:';
+/** Shortest secret accepted, in characters. */
+export const MIN_SECRET_CHARS = 32;
+
+/** What a state records; everything but the format marker, the version and the signature. */
+export type RunStateBody = Pick<RunState, 'runId' | 'messages' | 'journal' | 'pending' | 'pausedAt'>;
+
+/** The state of a run that pauses now, signed when there is a secret. */
+export async function sealState(body: RunStateBody, secret: string | undefined): Promise<RunState> {
+  const state: RunState = { format: FORMAT, version: RUN_STATE_VERSION, ...body };
+  if (secret === undefined) return state;
+  return { ...state, signature: await sign(state, secret) };
+}
+
+/**
+ * Checks a stored state (format, version, signature, shape) and returns it.
+ * @throws {RunStateError} saying what is wrong.
+ */
+export async function openState(value: unknown, secret: string | undefined): Promise<RunState> {
+  if (!isRecord(value) || value.format !== FORMAT) {
+    throw new RunStateError(
+      'format',
+      'This is not a taoloop run state: pass `result.state` of a paused run (status "paused"), as stored.',
+    );
+  }
+  if (value.version !== RUN_STATE_VERSION) {
+    throw new RunStateError(
+      'version',
+      `This run state is version ${JSON.stringify(value.version)}; this taoloop reads version ${RUN_STATE_VERSION} only. Resume it with the taoloop version that paused it, or start the run again.`,
+    );
+  }
+  const { signature, ...unsigned } = value;
+  if (secret === undefined && signature !== undefined) {
+    throw new RunStateError('unsigned', 'This run state is signed: pass the `secret` it was signed with.');
+  }
+  if (secret !== undefined) {
+    if (typeof signature !== 'string') {
+      throw new RunStateError(
+        'unsigned',
+        'This run state is not signed, and a `secret` was given: only a state signed with that secret is resumed.',
+      );
+    }
+    if (!(await verify(unsigned, signature, secret))) {
+      throw new RunStateError(
+        'signature',
+        'The run state does not match its signature: it was changed after the run paused, or signed with another secret. It is refused.',
+      );
+    }
+  }
+  return checkShape(value);
+}
+
+/** The state's fields, checked; a state from outside is data and is not trusted to be well formed. */
+function checkShape(value: Record<string, unknown>): RunState {
+  const bad = (what: string) => new RunStateError('format', `Malformed run state: ${what}.`);
+  const { runId, messages, journal, pending, pausedAt } = value;
+  if (typeof runId !== 'string' || runId === '') throw bad('"runId" must be a non-empty string');
+  if (typeof pausedAt !== 'string') throw bad('"pausedAt" must be a string');
+  if (
+    !Array.isArray(journal) ||
+    !journal.every((e) => isRecord(e) && typeof e.name === 'string' && 'value' in e)
+  )
+    throw bad('"journal" must be a list of { name, value } records');
+  if (!Array.isArray(pending) || pending.length === 0 || !pending.every(isPending))
+    throw bad('"pending" must list the approvals the run waits for ({ id, step, tool, input, effects })');
+  try {
+    readConversation({ messages: messages as never });
+  } catch (error) {
+    throw bad(`"messages" is not a conversation (${(error as Error).message})`);
+  }
+  checkApprovals(journal as RunJournalEntry[], bad);
+  return value as unknown as RunState;
+}
+
+/**
+ * A recorded approval that lets a tool run is followed by that tool call: a state cannot hold an approval
+ * whose tool call has not happened, which a resume would run without anyone deciding again.
+ */
+function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string) => RunStateError): void {
+  journal.forEach((entry, i) => {
+    const step = /^step-(\d+)-approval$/.exec(entry.name)?.[1];
+    if (step === undefined || !isRecord(entry.value) || entry.value.type === 'reject') return;
+    if (journal[i + 1]?.name !== `step-${step}-tool`)
+      throw bad(`the approval ${entry.name} is not followed by its tool call`);
+  });
+}
+
+function isPending(value: unknown): value is PendingApprovalRequest {
+  return (
+    isRecord(value) &&
+    typeof value.id === 'string' &&
+    typeof value.step === 'number' &&
+    typeof value.tool === 'string' &&
+    typeof value.input === 'string' &&
+    typeof value.effects === 'string'
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted at every level: the same text for the same data, whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  if (isRecord(value)) {
+    const fields = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
+    return `{${fields.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+async function hmacKey(secret: string): ReturnType<typeof crypto.subtle.importKey> {
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_CHARS) {
+    throw new RunStateError(
+      'unsigned',
+      `The \`secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64).`,
+    );
+  }
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle === undefined) {
+    throw new RunStateError(
+      'unsigned',
+      'Signing a run state needs Web Crypto (`crypto.subtle`), which this runtime does not offer (browsers offer it only on https pages).',
+    );
+  }
+  return subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+}
+
+async function sign(state: unknown, secret: string): Promise<string> {
+  const key = await hmacKey(secret);
+  const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(canonicalJson(state)));
+  return SIGNATURE_PREFIX + toBase64Url(new Uint8Array(mac));
+}
+
+/** Checks the signature in constant time (`crypto.subtle.verify`). */
+async function verify(state: unknown, signature: string, secret: string): Promise<boolean> {
+  const key = await hmacKey(secret);
+  if (!signature.startsWith(SIGNATURE_PREFIX)) return false;
+  const mac = fromBase64Url(signature.slice(SIGNATURE_PREFIX.length));
+  if (mac === undefined) return false;
+  return crypto.subtle.verify('HMAC', key, mac, new TextEncoder().encode(canonicalJson(state)));
+}
+
+function toBase64Url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
+  try {
+    const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}

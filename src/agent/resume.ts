@@ -1,0 +1,48 @@
+/**
+ * `resumeAgent` and `streamResumedAgent`: continue a paused run (see `pause.ts`).
+ *
+ * @module
+ */
+import { drain, streamRun } from './loop.js';
+import type { AgentEvent, ResumeOptions, RunResult } from './types.js';
+
+/**
+ * Continues a run that ended `paused`, yielding its events: the same loop over the same options, with the
+ * journal of the paused run replayed (no model call, approval or tool call that happened is made again)
+ * and the decisions applied to the pending requests. It ends like any run, or `paused` again at the next
+ * approval. Works in any process, at any later time: everything needed is in `state` and the options.
+ *
+ * Events start where the paused run's ended (the first is `run-start`, then what follows the decisions);
+ * `result.steps` holds the whole trajectory. `result.durationMs` counts from the resume.
+ *
+ * @throws {RunStateError} (from the first `next()`, before any side effect) for a state that is not a
+ * taoloop run state, of another version, tampered with or signed with another secret (with `secret`), and
+ * for decisions that do not match the pending requests; while replaying, when the run does not follow the
+ * recorded one (other model, tools or options), before anything new runs.
+ * @throws {AgentConfigError} together with a `journal`, and for the loop's own caller mistakes.
+ */
+export function streamResumedAgent<O = unknown>(
+  options: ResumeOptions<O>,
+): AsyncGenerator<AgentEvent, RunResult<O>> {
+  const { state, decisions, ...agentOptions } = options;
+  return streamRun(agentOptions, { state, decisions });
+}
+
+/**
+ * Continues a paused run to its end and returns its {@link RunResult}: {@link streamResumedAgent}, drained.
+ *
+ * @example
+ * ```ts
+ * const first = await runAgent({ ...options, pauseForApproval: true, secret });
+ * if (first.status === 'paused') {
+ *   await db.save(runId, JSON.stringify(first.state)); // later, in any process:
+ *   const state = JSON.parse(await db.load(runId));
+ *   const [request] = state.pending;
+ *   const result = await resumeAgent({ ...options, secret, state, decisions: { [request.id]: { type: 'approve' } } });
+ * }
+ * ```
+ * @throws {RunStateError} as {@link streamResumedAgent} does.
+ */
+export function resumeAgent<O = unknown>(options: ResumeOptions<O>): Promise<RunResult<O>> {
+  return drain(streamResumedAgent(options));
+}

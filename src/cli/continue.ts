@@ -6,7 +6,7 @@
  */
 import { basename } from 'node:path';
 import type { AgentMessage } from '../agent/conversation.js';
-import { conversationOfTrace } from '../trace/conversation-store.js';
+import { conversationFromTraces, conversationOfTrace } from '../trace/conversation-store.js';
 import { findRun, runsFolder } from '../trace/runs.js';
 import { readTrace } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
@@ -19,9 +19,10 @@ export interface ContinuedConversation {
 }
 
 /**
- * Reads the recorded run `ref` (a run id, `last`, or a trace file) from the runs folder.
+ * Reads the recorded run `ref` (a run id, `last`, or a trace file) from the runs folder; a `ref` that names
+ * no run but a conversation (the id `taoloop chat` shows) continues that conversation's newest run.
  *
- * @throws {UsageError} when no run matches or its trace cannot be read.
+ * @throws {UsageError} when no run or conversation matches or the trace cannot be read.
  */
 export function continuedConversation(
   ref: string,
@@ -30,7 +31,11 @@ export function continuedConversation(
 ): ContinuedConversation {
   const folder = runsFolder(cwd, env);
   const file = findRun(ref, folder, cwd);
-  if (!file) throw new UsageError(`no recorded run "${ref}" in ${folder}: see \`taoloop runs\` for the ids.`);
+  if (!file) {
+    const earlier = conversationFromTraces(folder, ref);
+    if (earlier) return { conversationId: ref, earlier };
+    throw new UsageError(`no recorded run "${ref}" in ${folder}: see \`taoloop runs\` for the ids.`);
+  }
   try {
     const trace = readTrace(file);
     return {

@@ -37,6 +37,22 @@ export interface CliMessages {
   instructions?: string;
   /** For `taoloop ask`: how to use the person, appended to the system prompt. */
   askInstructions: string;
+  /** `taoloop chat`; `{id}` is the conversation id, `{command}` what was typed. */
+  chat: ChatMessages;
+}
+
+/** What `taoloop chat` says. */
+export interface ChatMessages {
+  /** When a conversation starts. */
+  intro: string;
+  /** After `/new`. */
+  newConversation: string;
+  /** After a line starting with `/` that is no command. */
+  unknownCommand: string;
+  /** After Ctrl-C at the prompt (no run to stop). */
+  howToLeave: string;
+  /** When the person leaves a conversation that has questions in it. */
+  followUp: string;
 }
 
 const EN: CliMessages = {
@@ -66,6 +82,14 @@ const EN: CliMessages = {
     'Your turn: type Thought and Action lines (or Thought and Answer); an empty line ends the turn.',
   askInstructions:
     'The person at the terminal performs each action you ask for with the human tool and tells you what they observed. Ask for one simple thing to do or check at a time, and answer as soon as the observations support it.',
+  chat: {
+    intro:
+      'Conversation {id}. Ask a question; /new starts a new conversation, /exit or Ctrl-D leaves, Ctrl-C stops an answer.',
+    newConversation: 'New conversation {id}.',
+    unknownCommand: 'Unknown command {command}: /new starts a new conversation, /exit leaves.',
+    howToLeave: '(/exit or Ctrl-D leaves)',
+    followUp: 'Follow up later: taoloop run --continue {id} "..."',
+  },
 };
 
 const PT: CliMessages = {
@@ -97,6 +121,14 @@ const PT: CliMessages = {
     'Escreva em português. Em cada turno, escreva um Pensamento e depois uma Ação no formato ferramenta[entrada], ou a Resposta quando souber. Escreva uma única Ação por turno e pare: o programa executa a ferramenta e responde com a Observação real. Nunca escreva a Observação você mesmo.',
   askInstructions:
     'A pessoa no terminal faz cada ação que você pedir com a ferramenta human e diz o que observou. Peça uma coisa simples de cada vez e responda assim que as observações permitirem.',
+  chat: {
+    intro:
+      'Conversa {id}. Faça uma pergunta; /new começa uma nova conversa, /exit ou Ctrl-D sai, Ctrl-C interrompe uma resposta.',
+    newConversation: 'Nova conversa {id}.',
+    unknownCommand: 'Comando desconhecido {command}: /new começa uma nova conversa, /exit sai.',
+    howToLeave: '(/exit ou Ctrl-D sai)',
+    followUp: 'Para continuar depois: taoloop run --continue {id} "..."',
+  },
 };
 
 const FR: CliMessages = {
@@ -129,6 +161,14 @@ const FR: CliMessages = {
     'Écris en français. À chaque tour, écris une Réflexion puis une Action au format outil[entrée], ou la Réponse quand tu la connais. Écris une seule Action par tour puis arrête-toi : le programme exécute l’outil et répond avec la vraie Observation. N’écris jamais l’Observation toi-même.',
   askInstructions:
     'La personne devant le terminal fait chaque action que tu demandes avec l’outil human et te dit ce qu’elle a observé. Demande une seule chose simple à la fois et réponds dès que les observations le permettent.',
+  chat: {
+    intro:
+      'Conversation {id}. Posez une question ; /new commence une nouvelle conversation, /exit ou Ctrl-D quitte, Ctrl-C arrête une réponse.',
+    newConversation: 'Nouvelle conversation {id}.',
+    unknownCommand: 'Commande inconnue {command} : /new commence une nouvelle conversation, /exit quitte.',
+    howToLeave: '(/exit ou Ctrl-D pour quitter)',
+    followUp: 'Pour continuer plus tard : taoloop run --continue {id} "..."',
+  },
 };
 
 const ID: CliMessages = {
@@ -161,6 +201,14 @@ const ID: CliMessages = {
     'Tulis dalam bahasa Indonesia. Di setiap giliran, tulis satu Pikiran lalu satu Tindakan dengan format alat[masukan], atau Jawaban bila sudah tahu. Tulis hanya satu Tindakan per giliran lalu berhenti: program menjalankan alat dan membalas dengan Observasi yang sebenarnya. Jangan pernah menulis Observasi sendiri.',
   askInstructions:
     'Orang di terminal melakukan setiap tindakan yang Anda minta dengan alat human dan memberi tahu apa yang mereka amati. Minta satu hal sederhana setiap kali, dan jawab segera setelah pengamatan cukup.',
+  chat: {
+    intro:
+      'Percakapan {id}. Ajukan pertanyaan; /new memulai percakapan baru, /exit atau Ctrl-D keluar, Ctrl-C menghentikan jawaban.',
+    newConversation: 'Percakapan baru {id}.',
+    unknownCommand: 'Perintah tidak dikenal {command}: /new memulai percakapan baru, /exit keluar.',
+    howToLeave: '(/exit atau Ctrl-D untuk keluar)',
+    followUp: 'Lanjutkan nanti: taoloop run --continue {id} "..."',
+  },
 };
 
 /** The CLI's messages, by `--lang` code. */

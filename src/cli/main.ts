@@ -33,16 +33,21 @@ export function packageVersion(): string {
   return 'unknown';
 }
 
-/** Reads the config file into the command's options (below flags and environment), then runs. */
-async function runWithConfig(
+/** A command's options with the config file applied, and where its models read their API keys. */
+interface ConfiguredOptions {
+  options: RunCommandOptions;
+  config: string | undefined;
+  env: NodeJS.ProcessEnv;
+  fallbackEnv: NodeJS.ProcessEnv;
+}
+
+/** Reads the config file into the command's options (below flags and environment). */
+async function configured(
   command: Command,
-  question: string,
-  name: 'run' | 'ask',
   extra: Partial<RunCommandOptions> = {},
-): Promise<number> {
-  const [{ applyConfig }, { runCommand }, { envForFoundConfigModel }] = await Promise.all([
+): Promise<ConfiguredOptions> {
+  const [{ applyConfig }, { envForFoundConfigModel }] = await Promise.all([
     import('./config.js'),
-    import('./commands/run.js'),
     import('./config-trust.js'),
   ]);
   const config = applyConfig(command, process.cwd());
@@ -60,7 +65,21 @@ async function runWithConfig(
       if (checked !== process.env) fallbackEnv = checked;
     }
   }
-  return runCommand(question, options, { command: name, config: config?.file, env, fallbackEnv });
+  return { options, config: config?.file, env, fallbackEnv };
+}
+
+/** Reads the config file into the command's options (below flags and environment), then runs. */
+async function runWithConfig(
+  command: Command,
+  question: string,
+  name: 'run' | 'ask',
+  extra: Partial<RunCommandOptions> = {},
+): Promise<number> {
+  const [{ options, config, env, fallbackEnv }, { runCommand }] = await Promise.all([
+    configured(command, extra),
+    import('./commands/run.js'),
+  ]);
+  return runCommand(question, options, { command: name, config, env, fallbackEnv });
 }
 
 function buildProgram(setExit: (code: number) => void): Command {
@@ -79,6 +98,19 @@ function buildProgram(setExit: (code: number) => void): Command {
     );
   addToolOptions(addAgentOptions(run)).action(async (question: string, _options, command: Command) => {
     setExit(await runWithConfig(command, question, 'run'));
+  });
+
+  const chat = program
+    .command('chat')
+    .description(
+      'A conversation at the terminal: each question is a run with the earlier questions and answers as context, shown live like run. /new starts a new conversation, /exit or Ctrl-D leaves, Ctrl-C stops an answer. Each run is recorded, linked to the conversation (run --continue follows it up).',
+    );
+  addToolOptions(addAgentOptions(chat)).action(async (_options, command: Command) => {
+    const [{ options, config, env, fallbackEnv }, { chatCommand }] = await Promise.all([
+      configured(command),
+      import('./commands/chat.js'),
+    ]);
+    setExit(await chatCommand(options, { config, env, fallbackEnv }));
   });
 
   const ask = program

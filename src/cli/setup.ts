@@ -42,12 +42,25 @@ export interface RecordedCliOptions {
   allowTools: string[] | 'all';
 }
 
+/** The commands that run the agent. */
+export type CliCommand = 'run' | 'ask' | 'chat';
+
+/** What {@link prepareRun} and {@link prepareAgent} need besides the options. */
+export interface PrepareContext {
+  command: CliCommand;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Where `--fallback` models read their API keys. @default `env` */
+  fallbackEnv?: NodeJS.ProcessEnv | undefined;
+  config?: string | undefined;
+}
+
 /** A run ready to start: the loop's options (no signal yet) and what the front end needs around them. */
 export interface PreparedRun {
   agent: AgentOptions;
   messages: CliMessages;
   /** For the trace header. */
-  meta: { cli: RecordedCliOptions; command: 'run' | 'ask'; cwd: string; config?: string };
+  meta: { cli: RecordedCliOptions; command: CliCommand; cwd: string; config?: string };
   /** True when a person types the model's turns (no spinner then: the prompt is on screen). */
   humanModel: boolean;
 }
@@ -61,17 +74,23 @@ export interface PreparedRun {
 export async function prepareRun(
   question: string,
   options: RunCommandOptions,
-  context: {
-    command: 'run' | 'ask';
-    cwd: string;
-    env: NodeJS.ProcessEnv;
-    /** Where `--fallback` models read their API keys. @default `env` */
-    fallbackEnv?: NodeJS.ProcessEnv | undefined;
-    config?: string | undefined;
-  },
+  context: PrepareContext,
 ): Promise<PreparedRun> {
   if (!question.trim())
     throw new UsageError(`the question is empty. Example: taoloop ${context.command} "What is 20 * 12 * 7?"`);
+  const prepared = await prepareAgent(options, context);
+  return { ...prepared, agent: { ...prepared.agent, question } };
+}
+
+/**
+ * Everything a run needs but the question: `taoloop chat` prepares once and asks each question in a session.
+ *
+ * @throws {UsageError} as {@link prepareRun}, but for the question.
+ */
+export async function prepareAgent(
+  options: RunCommandOptions,
+  context: PrepareContext,
+): Promise<PreparedRun> {
   const messages = CLI_MESSAGES[options.lang];
   const abs = (p: string | undefined) => (p === undefined ? undefined : resolve(context.cwd, p));
   const cli: RecordedCliOptions = {
@@ -102,7 +121,6 @@ export async function prepareRun(
   ].filter((part): part is string => Boolean(part?.trim()));
   const agent: AgentOptions = {
     model,
-    question,
     tools,
     maxSteps: options.maxSteps,
     mode: options.mode,

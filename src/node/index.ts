@@ -53,7 +53,7 @@ export {
   type SearchToolOptions,
 } from '../tools/search.js';
 export { type WikipediaApiNodeOptions, wikipediaApi, wikipediaCorpus } from '../tools/wikipedia.js';
-export { conversationOfTrace, createFileStore } from '../trace/conversation-store.js';
+export { conversationOfTrace, createFileStore, type FileStoreOptions } from '../trace/conversation-store.js';
 export { type ReplayModel, type ReplayModelOptions, replayModel } from '../trace/replay-model.js';
 export { readTrace, type Trace, TraceFormatError } from '../trace/trace.js';
 export { resolveModelSpec } from './resolve-model.js';

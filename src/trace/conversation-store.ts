@@ -10,13 +10,19 @@ import type { AgentEvent } from '../agent/types.js';
 import { newRunFile, runFiles } from './runs.js';
 import { createTraceWriter, readTrace, type Trace, type TraceWriter } from './trace.js';
 
+/** Options for {@link createFileStore}. */
+export interface FileStoreOptions {
+  /** Kept in each trace header's `meta` (the CLI records its tool options there for `taoloop replay`). */
+  meta?: Record<string, unknown>;
+}
+
 /**
  * A {@link ConversationStore} writing one trace file per run in `folder` (created if missing), each linked
  * to its conversation by `conversationId` in the trace header. Traces are written as the run goes, so a
  * crash keeps the trace up to the last event; `taoloop runs`, `trace` and `replay` read them as any run.
  * Unreadable files in the folder are skipped.
  */
-export function createFileStore(folder: string): ConversationStore {
+export function createFileStore(folder: string, options: FileStoreOptions = {}): ConversationStore {
   const writers = new Map<string, TraceWriter>();
   return {
     async load(conversationId) {
@@ -30,6 +36,7 @@ export function createFileStore(folder: string): ConversationStore {
             question: event.question,
             modelId: event.modelId,
             conversationId,
+            ...(options.meta && { meta: options.meta }),
           }),
         );
       }
@@ -55,7 +62,7 @@ export function conversationOfTrace(trace: Trace): AgentMessage[] {
  * The conversation `conversationId` from its newest trace in `folder` that ended (a run that crashed has no
  * result, so the conversation goes on from the run before it), or undefined when there is none.
  */
-function conversationFromTraces(folder: string, conversationId: string): AgentMessage[] | undefined {
+export function conversationFromTraces(folder: string, conversationId: string): AgentMessage[] | undefined {
   for (const file of runFiles(folder)) {
     let trace: Trace;
     try {

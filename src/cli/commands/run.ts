@@ -59,19 +59,10 @@ export async function runCommand(
   const controller = new AbortController();
   let trace: TraceWriter | undefined;
   const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => trace);
-  const spinner = createSpinner(
-    process.stderr,
-    !options.json && !prepared.humanModel && spinnerEnabled(process.stderr),
-  );
-  const render = createRenderer({
-    json: options.json,
-    out: process.stdout,
-    labels: prepared.agent.labels!,
-    messages: prepared.messages,
-    // A run kept in the runs folder also gets the short id `taoloop runs` shows and `trace` accepts.
-    jsonExtra: { trace: target.file, ...(!target.explicit && { id: shortRunId(target.file) }) },
-    live: options.stream && !options.json,
-    hideReasoning: options.hideReasoning === true,
+  // A run kept in the runs folder also gets the short id `taoloop runs` shows and `trace` accepts.
+  const { spinner, render } = terminalOutput(prepared, options, {
+    trace: target.file,
+    ...(!target.explicit && { id: shortRunId(target.file) }),
   });
   let result: RunResult | undefined;
   try {
@@ -96,6 +87,31 @@ export async function runCommand(
   }
   if (trace && !options.json) process.stderr.write(pc.dim(`${prepared.messages.trace} ${trace.file}\n`));
   return result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
+}
+
+/**
+ * The spinner (standard error; none with `--json`, for `--model human` or off a terminal) and the renderer
+ * (standard output: the live trace, or one JSON result with `jsonExtra` added) of one run.
+ */
+export function terminalOutput(
+  prepared: PreparedRun,
+  options: Pick<RunCommandOptions, 'json' | 'stream' | 'hideReasoning'>,
+  jsonExtra: Record<string, unknown> = {},
+): { spinner: Spinner; render: (event: AgentEvent) => void } {
+  const spinner = createSpinner(
+    process.stderr,
+    !options.json && !prepared.humanModel && spinnerEnabled(process.stderr),
+  );
+  const render = createRenderer({
+    json: options.json,
+    out: process.stdout,
+    labels: prepared.agent.labels!,
+    messages: prepared.messages,
+    jsonExtra,
+    live: options.stream && !options.json,
+    hideReasoning: options.hideReasoning === true,
+  });
+  return { spinner, render };
 }
 
 /** What {@link consumeRun} sends each event to. */
@@ -168,7 +184,7 @@ function openTrace(
  * or from a prompt whose readline caught it (see `interrupt.ts`). Closed output (EPIPE) aborts the run
  * quietly.
  */
-function onInterrupts(
+export function onInterrupts(
   controller: AbortController,
   notice: string,
   trace: () => TraceWriter | undefined,

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { after, test } from 'node:test';
+import { runFiles } from '../../src/trace/runs.js';
+import { readTrace } from '../../src/trace/trace.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { type FakeReply, type ParsedRequestBody, startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { spawnPty } from '../helpers/pty.js';
+import { BIN, cliEnv, plain } from './support.js';
+
+const folders: string[] = [];
+after(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
+
+function env(): { env: NodeJS.ProcessEnv; runs: string } {
+  const made = cliEnv();
+  folders.push(dirname(made.runs));
+  return made;
+}
+
+/** What the model was sent after the system prompt. */
+const sent = (request: ParsedRequestBody | undefined) => request?.messages.slice(1).map((m) => m.content);
+
+/** The model's replies, chosen by the question it is asked (the last user message). */
+function reply(request: ParsedRequestBody): FakeReply {
+  const last = request.messages.at(-1)?.content ?? '';
+  if (last === 'Question: Per seat per year?') return 'Thought: multiply\nAction: calculator[20 * 12]';
+  if (last.startsWith('Observation: 240')) return 'Thought: done\nAnswer: 240';
+  if (last === 'Question: For 7 seats?') return 'Answer: 1680';
+  // Long enough to be still arriving when Ctrl-C comes (5 ms per 4 characters: about 6 s).
+  if (last === 'Question: Slow?') return `Thought: ${'wait '.repeat(1000)}\nAnswer: too late`;
+  if (last === 'Question: Fresh?') return 'Answer: fresh start';
+  if (last === 'Question: And the total?') return 'Answer: 1680 in all';
+  return `Answer: unexpected ${last}`;
+}
+
+test('chat at a terminal: a follow-up carries the first turn, Ctrl-C stops an answer, /new clears, /exit leaves; run --continue picks the conversation up', async (t) => {
+  const server = await startFakeOpenAI({ replies: reply, chunkDelayMs: 5 });
+  t.after(() => server.close());
+  const model = `openai-compatible:${server.baseURL}#m`;
+  const { env: chatEnv, runs } = env();
+  const pty = spawnPty(process.execPath, [BIN, 'chat', '--tools', 'calculator', '--model', model], {
+    cwd: ROOT,
+    env: chatEnv,
+  });
+  t.after(() => pty.kill('SIGKILL'));
+  const prompts = () => (pty.output().match(/^> /gm) ?? []).length;
+  const waitForPrompt = (count: number) => pty.waitFor(new RegExp(`(^> [\\s\\S]*){${count}}`, 'm'), 30_000);
+
+  await pty.waitFor(/Conversation ([0-9a-f-]{36})\./, 30_000);
+  const conversationId = /Conversation ([0-9a-f-]{36})\./.exec(pty.output())![1]!;
+  await waitForPrompt(1);
+  // Ctrl-C at the prompt leaves nothing running and says how to leave.
+  pty.type('\x03');
+  await pty.waitFor(/\/exit or Ctrl-D leaves\)/);
+  await waitForPrompt(2);
+
+  pty.type('Per seat per year?\r');
+  await pty.waitFor(/Action: calculator\[20 \* 12\][\s\S]*Observation: 240[\s\S]*240/, 30_000);
+  await waitForPrompt(3);
+  pty.type('For 7 seats?\r');
+  await pty.waitFor(/1680/, 30_000);
+  await waitForPrompt(4);
+  // The follow-up reached the model with the first question and answer before it, as conversation.
+  assert.deepEqual(sent(server.requests[2]), [
+    'Question: Per seat per year?',
+    'Answer: 240',
+    'Question: For 7 seats?',
+  ]);
+
+  // Ctrl-C while an answer streams stops that run, not the chat.
+  pty.type('Slow?\r');
+  await pty.waitFor(/Thought: wait wait/, 30_000);
+  pty.type('\x03');
+  await pty.waitFor(/Stopping the run/, 15_000);
+  await pty.waitFor(/aborted/, 15_000);
+  await waitForPrompt(5);
+  assert.doesNotMatch(pty.output(), /too late/);
+
+  pty.type('/new\r');
+  await pty.waitFor(/New conversation ([0-9a-f-]{36})\./);
+  const newId = /New conversation ([0-9a-f-]{36})\./.exec(pty.output())![1]!;
+  assert.notEqual(newId, conversationId);
+  await waitForPrompt(6);
+  pty.type('Fresh?\r');
+  await pty.waitFor(/fresh start/, 30_000);
+  await waitForPrompt(7);
+  assert.deepEqual(sent(server.requests.at(-1)), ['Question: Fresh?'], 'a new conversation has no history');
+
+  pty.type('/exit\r');
+  assert.equal(await pty.exited, 0, pty.output());
+  assert.equal(prompts(), 7);
+  assert.match(plain(pty.output()), new RegExp(`taoloop run --continue ${newId}`));
+
+  // Each question's trace is in the runs folder, linked to its conversation.
+  const headers = runFiles(runs).map((file) => readTrace(file).header);
+  assert.deepEqual(headers.map((h) => [h.question, h.conversationId]).reverse(), [
+    ['Per seat per year?', conversationId],
+    ['For 7 seats?', conversationId],
+    ['Slow?', conversationId],
+    ['Fresh?', newId],
+  ]);
+  assert.equal((headers[0]?.meta as { command?: string } | undefined)?.command, 'chat');
+
+  // `run --continue <conversation id>` follows the first conversation up (the stopped question included).
+  const followUp = await runCli(
+    [
+      'run',
+      'And the total?',
+      '--continue',
+      conversationId,
+      '--tools',
+      'calculator',
+      '--json',
+      '--model',
+      model,
+    ],
+    { env: chatEnv },
+  );
+  assert.equal(followUp.code, 0, followUp.stderr);
+  assert.equal(JSON.parse(followUp.stdout).answer, '1680 in all');
+  assert.deepEqual(sent(server.requests.at(-1)), [
+    'Question: Per seat per year?',
+    'Answer: 240',
+    'Question: For 7 seats?',
+    'Answer: 1680',
+    'Question: Slow?',
+    'Question: And the total?',
+  ]);
+  assert.equal(readTrace(JSON.parse(followUp.stdout).trace as string).header.conversationId, conversationId);
+});
+
+test('chat reads questions from a pipe until the end of input and exits 0; --json is refused', async (t) => {
+  const server = await startFakeOpenAI({ replies: reply });
+  t.after(() => server.close());
+  const model = `openai-compatible:${server.baseURL}#m`;
+  const { env: chatEnv } = env();
+  const child = spawn(process.execPath, [BIN, 'chat', '--model', model], {
+    cwd: ROOT,
+    env: chatEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  // Two questions arriving together: neither is lost.
+  child.stdin.end('Fresh?\nFor 7 seats?\n');
+  assert.equal(await exited, 0, stderr);
+  assert.match(stdout, /fresh start[\s\S]*1680/);
+  assert.deepEqual(sent(server.requests[1]), [
+    'Question: Fresh?',
+    'Answer: fresh start',
+    'Question: For 7 seats?',
+  ]);
+
+  const json = await runCli(['chat', '--json', '--model', model], { env: chatEnv });
+  assert.equal(json.code, 2);
+  assert.match(json.stderr, /chat .* has no --json/);
+});

@@ -9,6 +9,7 @@ import { ENGLISH_LABELS } from '../react/labels.js';
 import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
+import { abortedMessage } from '../util/signal.js';
 import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
@@ -135,7 +136,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     const stopped = (): RunResult =>
       clock?.signal.aborted && !callerOptions.signal?.aborted
         ? finish('budget', { error: `time budget: the run took longer than ${options.timeoutMs} ms.` })
-        : finish('aborted', { error: 'The run was aborted.' });
+        : finish('aborted', { error: abortedMessage(callerOptions.signal) });
     yield {
       type: 'run-start',
       question,

@@ -292,7 +292,11 @@ export interface AgentOptions<O = unknown> {
   telemetry?: TelemetryOptions;
   /** Tools that run without asking, by name, or `'all'`. @default [] */
   allowTools?: readonly string[] | 'all';
-  /** Ends the run with status `aborted`, cancelling the model request or tool in flight. */
+  /**
+   * Ends the run with status `aborted`, cancelling the model request or tool in flight. The result's
+   * `error` gives the abort's reason when it has one (`controller.abort(new Error('the user left'))`:
+   * `The run was aborted: the user left.`). @default none (the run is not abortable from outside)
+   */
   signal?: AbortSignal;
   /** Protocol labels. @default ENGLISH_LABELS */
   labels?: LabelSet;

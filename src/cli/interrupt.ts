@@ -1,7 +1,8 @@
 /**
  * Stopping the run in progress from wherever the CLI notices it should: Ctrl-C at a prompt (readline in
  * terminal mode catches Ctrl-C itself and emits `'SIGINT'` on the interface, not on the process), and
- * standard output or error closing under the run (`taoloop run … | head -1`).
+ * standard output or error closing under the run (`taoloop run … | head -1`), and standard input ending
+ * while the human tool waits for an answer (`taoloop ask` with its input closed: nobody can answer).
  *
  * `taoloop run` registers its handler while the run goes; the prompts (approval, the human tool) call
  * {@link interruptRun}. With no run registered, Ctrl-C is passed to the process as SIGINT, as if readline
@@ -11,7 +12,7 @@
  */
 
 /** Why the run is asked to stop. */
-export type InterruptReason = 'ctrl-c' | 'output-closed';
+export type InterruptReason = 'ctrl-c' | 'output-closed' | 'input-ended';
 
 type Handler = (reason: InterruptReason) => void;
 
@@ -30,7 +31,7 @@ export function runInProgress(): boolean {
   return current !== undefined;
 }
 
-/** Ctrl-C (or closed output) reached the CLI: stop the run in progress. */
+/** Ctrl-C (or closed output, or the end of the input) reached the CLI: stop the run in progress. */
 export function interruptRun(reason: InterruptReason = 'ctrl-c'): void {
   if (current) {
     current(reason);

@@ -30,6 +30,12 @@ export interface HumanToolOptions {
    * ends either way; a caller such as the CLI uses this to stop the run. @default none
    */
   onInterrupt?: () => void;
+  /**
+   * Called when the input ends before the person answered (standard input closed, a pipe that ran out),
+   * before `run` throws. Nobody can answer any more; a caller such as the CLI uses this to stop the run
+   * rather than let the model go on without observations. @default none
+   */
+  onInputEnd?: () => void;
 }
 
 /** The default description of the human tool. */
@@ -57,8 +63,8 @@ export const NO_OBSERVATION = '(no observation)';
  * - One line per answer. Each question opens its own `readline` interface and closes it after the answer
  *   (so the terminal is left as it was between questions); with piped input, lines beyond the answer that
  *   arrived in the same chunk are dropped.
- * - When the input ends before a line is typed, `run` throws, which the router reports as
- *   `Error: the input ended before anyone answered.`
+ * - When the input ends before a line is typed, `onInputEnd` is called and `run` throws, which the router
+ *   reports as `Error: the input ended before anyone answered.`
  *
  * @example
  * ```ts
@@ -88,7 +94,7 @@ async function askPerson(request: string, options: HumanToolOptions, signal: Abo
   const messages = options.messages ?? ENGLISH;
   signal.throwIfAborted();
   // A stream that already ended never emits 'end' again: fail now rather than wait out the timeout.
-  if ((input as { readableEnded?: boolean }).readableEnded === true) throw new Error(INPUT_ENDED);
+  if ((input as { readableEnded?: boolean }).readableEnded === true) return inputEnded(options);
   const terminal = (input as { isTTY?: boolean }).isTTY === true;
   const rl = createInterface({ input, output, terminal });
   const interrupted = new AbortController();
@@ -105,7 +111,16 @@ async function askPerson(request: string, options: HumanToolOptions, signal: Abo
     const asking = AbortSignal.any([signal, interrupted.signal]);
     const answer = await Promise.race([rl.question(`${messages.observed} `, { signal: asking }), ended]);
     return answer.trim() || NO_OBSERVATION;
+  } catch (error) {
+    if (error instanceof Error && error.message === INPUT_ENDED) return inputEnded(options);
+    throw error;
   } finally {
     rl.close();
   }
+}
+
+/** The input ended before an answer: tells the caller, then fails the call. */
+function inputEnded(options: HumanToolOptions): never {
+  options.onInputEnd?.();
+  throw new Error(INPUT_ENDED);
 }

@@ -25,3 +25,20 @@ export function abortAny(signals: readonly AbortSignal[]): AbortSignal {
   for (const signal of signals) signal.addEventListener('abort', onAbort, { once: true });
   return controller.signal;
 }
+
+/**
+ * What a run stopped by `signal` says: `The run was aborted.`, with the reason when the caller aborted with
+ * one (`controller.abort(new Error('interrupted (Ctrl-C)'))` gives `The run was aborted: interrupted
+ * (Ctrl-C).`); a plain `controller.abort()` gives no reason.
+ */
+export function abortedMessage(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  const why =
+    reason instanceof Error && reason.name !== 'AbortError'
+      ? reason.message
+      : typeof reason === 'string'
+        ? reason
+        : '';
+  const text = why.trim().replace(/\.$/, '');
+  return text ? `The run was aborted: ${text}.` : 'The run was aborted.';
+}

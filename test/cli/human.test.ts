@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readTrace } from '../../src/trace/trace.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { spawnPty } from '../helpers/pty.js';
 import { BIN, cliEnv, plain } from './support.js';
@@ -39,6 +39,44 @@ test('ask: the model asks the person to check things, and their answers are the 
   } finally {
     await server.close();
   }
+});
+
+test('ask with its input closed stops the run as aborted and says why; the model is not asked to go on', async () => {
+  /** `ask` with no standard input (runCli gives /dev/null: it ends at once); the model asks, then would guess. */
+  async function askWithClosedInput(extra: string[]) {
+    const server = await startFakeOpenAI({
+      replies: [
+        'Thought: Something may be using the CPU.\nAction: human[Open the task manager and tell me the top process by CPU]',
+        'Thought: I will guess.\nAnswer: It is probably dust.',
+      ],
+    });
+    try {
+      const { env } = cliEnv();
+      const run = await runCli(['ask', FAN, '--model', `openai-compatible:${server.baseURL}#m`, ...extra], {
+        env,
+      });
+      assert.equal(server.requests.length, 1, 'no model call after the input ended');
+      return run;
+    } finally {
+      await server.close();
+    }
+  }
+  const json = await askWithClosedInput(['--json']);
+  assert.equal(json.code, 1, json.stderr);
+  const result = JSON.parse(json.stdout);
+  assert.equal(result.status, 'aborted');
+  assert.equal(result.answer ?? null, null);
+  assert.match(result.error, /^The run was aborted: the input ended \(standard input is closed\)/);
+  assert.equal(readTrace(result.trace).result?.error, result.error);
+
+  const text = await askWithClosedInput([]);
+  assert.equal(text.code, 1, text.stderr);
+  assert.match(
+    text.stderr,
+    /the input ended \(standard input is closed\), so nobody can answer the human tool/,
+  );
+  assert.match(text.stdout + text.stderr, /No answer: the run was aborted/);
+  assert.doesNotMatch(text.stdout, /probably dust/);
 });
 
 test('ask --lang pt: labels, prompt and messages in Portuguese', async () => {

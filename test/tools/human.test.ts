@@ -104,6 +104,35 @@ test('input that ends before an answer is an Error observation, now and later', 
   assert.equal(later.observation, 'Error: the input ended before anyone answered.');
 });
 
+test('onInputEnd is told when the input ends before an answer, and a run can stop on it with the reason', async () => {
+  const t = terminal();
+  const controller = new AbortController();
+  let told = 0;
+  const human = createHumanTool({
+    input: t.input,
+    output: t.output,
+    onInputEnd: () => {
+      told += 1;
+      controller.abort(new Error('the input ended'));
+    },
+  });
+  const model = scriptedModel(['Thought: I cannot see outside.\nAction: human[is it raining?]']);
+  const running = runAgent({ model, question: 'Is it raining?', tools: [human], signal: controller.signal });
+  await t.asked();
+  t.input.end();
+  const result = await running;
+  assert.equal(told, 1);
+  assert.equal(result.status, 'aborted');
+  assert.equal(result.error, 'The run was aborted: the input ended.');
+  assert.equal(model.requests.length, 1, 'the model is not asked to go on without an observation');
+  // Asked again after the input ended: told again at once.
+  await assert.rejects(
+    async () => human.run('still there?', { signal: new AbortController().signal }),
+    /input ended/,
+  );
+  assert.equal(told, 2);
+});
+
 test('in the loop: the answer is the observation and no approval is asked', async () => {
   const t = terminal();
   const model = scriptedModel([

@@ -177,12 +177,15 @@ function openTrace(
   }
 }
 
+/** Why a run whose human tool found its input closed stops (the result's error and the footer say it). */
+const INPUT_ENDED = 'the input ended (standard input is closed), so nobody can answer the human tool';
+
 /**
  * First Ctrl-C, SIGTERM or SIGHUP: abort the run (it ends with status `aborted`, a complete trace and exit
  * code 1, like any run without an answer). Second: note it in the trace and exit at once with the shell's
  * code for that signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP). Ctrl-C reaches here as the process's SIGINT,
  * or from a prompt whose readline caught it (see `interrupt.ts`). Closed output (EPIPE) aborts the run
- * quietly.
+ * quietly; the end of the input at the human tool's prompt aborts it with the reason in the result.
  */
 export function onInterrupts(
   controller: AbortController,
@@ -193,6 +196,12 @@ export function onInterrupts(
   const handler = (reason: InterruptReason, signal: StopSignal = 'SIGINT') => {
     if (reason === 'output-closed') {
       if (!controller.signal.aborted) controller.abort(new Error('the output was closed'));
+      return;
+    }
+    if (reason === 'input-ended') {
+      if (controller.signal.aborted) return;
+      process.stderr.write(`\n${pc.yellow(`taoloop: ${INPUT_ENDED}; stopping the run.`)}\n`);
+      controller.abort(new Error(INPUT_ENDED));
       return;
     }
     count += 1;

@@ -1,118 +1,153 @@
 /**
- * Printing a model turn while it streams: the reasoning (dimmed) and the thought appear as their tokens
- * arrive; the action or answer line follows when the turn is complete, as it is printed without streaming.
- * The reply is read as the loop reads it (`readReply`: the stream cut, then the parser), so nothing after an
- * invented observation is ever printed, and a line that may still become a label is held back until it is
- * known not to be one.
+ * Printing a model turn while it streams: the reasoning (dimmed), the thought, then the action or answer
+ * line appear as their tokens arrive, and once the turn is complete the screen holds what the whole turn
+ * prints without streaming (`turnParts`). The reply is read as the loop reads it (`readReply`: the stream
+ * cut, then the parser) on its settled text (`settledText`): nothing after an invented observation is ever
+ * printed, and an unfinished line that may still become a label is held back until it is known not to be
+ * one, so a partial `Obs` never reaches the screen either.
  *
  * @module
  */
-import pc from 'picocolors';
 import type { LabelSet } from '../react/labels.js';
 import { readReply } from '../react/reply.js';
-import { safeText } from './safe-text.js';
+import { settledText } from '../react/settled.js';
+import { readThinking } from '../react/think.js';
+import { type PrintLabels, partialTurnParts, reasoningPart, type TurnPart } from './turn-parts.js';
 
-/** A line that may still become a label: only header characters so far, no colon, not too long. */
-const MAYBE_LABEL = /^[\p{L}\p{M}\p{N} \t_*'’#-]{0,96}$/u;
-/** The end of a text that may be the start of a `<think>` or `</think>` tag. */
-const PARTIAL_TAG = /<\/?t?h?i?n?k?$/i;
+/** How a streamed turn is read and printed. */
+export interface LiveTurnOptions {
+  /** The labels the model writes with (for reading). */
+  labels: LabelSet;
+  /** The labels the turn is printed with. */
+  printLabels: PrintLabels;
+  /** The run's tool names, so tool names read as the loop reads them. */
+  tools: readonly string[];
+  /** Print the reasoning. */
+  showReasoning: boolean;
+  /**
+   * Native tool calling: the text is the thought before a tool call or the answer, which only the complete
+   * turn tells, so only the reasoning streams. @default false
+   */
+  native?: boolean;
+  write: (text: string) => void;
+}
+
+/** An input that starts with a quote or backtick (see `LiveTurn.#inputSettled`). */
+const QUOTED = /^["'`]/;
 
 /** What is printed of one streamed turn, and what may be printed now. */
 export class LiveTurn {
   #text = '';
   #providerReasoning = '';
-  #reasoningShown = '';
-  #thoughtShown = '';
-  /** Something printed turned out not to be part of the turn (rare): the whole turn is printed again. */
-  #diverged = false;
-  readonly #labels: LabelSet;
-  readonly #thoughtLabel: string;
-  readonly #showReasoning: boolean;
-  readonly #write: (text: string) => void;
+  /** The parts printed so far; the last one is still open (no newline after it yet). */
+  readonly #printed: TurnPart[] = [];
+  readonly #options: LiveTurnOptions;
 
-  constructor(options: {
-    labels: LabelSet;
-    thoughtLabel: string;
-    showReasoning: boolean;
-    write: (text: string) => void;
-  }) {
-    this.#labels = options.labels;
-    this.#thoughtLabel = options.thoughtLabel;
-    this.#showReasoning = options.showReasoning;
-    this.#write = options.write;
+  constructor(options: LiveTurnOptions) {
+    this.#options = options;
   }
 
   /** True once anything of the turn was printed. */
   get started(): boolean {
-    return this.#reasoningShown !== '' || this.#thoughtShown !== '';
-  }
-
-  /** True when the printed text turned out wrong and the complete turn must be printed on its own. */
-  get diverged(): boolean {
-    return this.#diverged;
+    return this.#printed.length > 0;
   }
 
   /** A piece of the provider's separate reasoning. */
   reasoning(delta: string): void {
     this.#providerReasoning += delta;
-    this.#show();
+    this.#show(this.#partialParts());
   }
 
   /** A piece of the turn's text. */
   text(delta: string): void {
     this.#text += delta;
-    this.#show();
+    this.#show(this.#partialParts());
   }
 
-  /** Ends the printed reasoning and thought lines; returns whether the thought line was printed. */
-  finish(thought: string | undefined): boolean {
-    if (!this.#diverged && thought !== undefined && this.#thoughtShown !== '') {
-      this.#grow('thought', thought);
-    }
-    const printedThought = this.#thoughtShown !== '' && !this.#diverged;
-    if (this.#reasoningShown !== '' || this.#thoughtShown !== '') this.#write('\n');
-    return printedThought;
-  }
-
-  #show(): void {
-    if (this.#diverged) return;
-    const read = readReply(this.#text, { labels: this.#labels });
-    if (this.#showReasoning && this.#thoughtShown === '') {
-      const reasoning = [this.#providerReasoning.trim(), read.reasoning ?? ''].filter(Boolean).join('\n\n');
-      this.#grow('reasoning', withoutPartialTag(reasoning));
-    }
-    const thought = read.turn.thought;
-    if (thought !== undefined) this.#grow('thought', printable(thought));
-  }
-
-  /** Prints what `value` adds to what was printed of `part`. */
-  #grow(part: 'reasoning' | 'thought', value: string): void {
-    const shown = part === 'reasoning' ? this.#reasoningShown : this.#thoughtShown;
-    if (value === shown || value === '') return;
-    if (!value.startsWith(shown)) {
-      this.#diverged = true;
-      this.#write('\n');
+  /**
+   * Ends the turn with its complete parts: prints what they add to what is on screen. In the rare case where
+   * the complete turn reads differently from what was printed of it, the whole turn is printed again below.
+   */
+  finish(parts: readonly TurnPart[]): void {
+    const write = this.#options.write;
+    if (this.#printed.length > 0 && extends_(parts, this.#printed)) {
+      this.#show(parts);
+      write('\n');
       return;
     }
-    let out = safeText(value.slice(shown.length));
-    if (shown === '') {
-      if (part === 'thought' && this.#reasoningShown !== '') this.#write('\n');
-      out = part === 'thought' ? `${this.#thoughtLabel}: ${out}` : out;
+    if (this.#printed.length > 0) write('\n');
+    for (const part of parts) write(`${part.style(part.text)}\n`);
+  }
+
+  /** Ends what was printed of a turn that will not complete (the model failed; another one takes over). */
+  abandon(): void {
+    if (this.#printed.length > 0) this.#options.write('\n');
+    this.#printed.length = 0;
+  }
+
+  /** The parts known from what has arrived. */
+  #partialParts(): TurnPart[] {
+    const { labels, printLabels, tools, showReasoning, native } = this.#options;
+    const provider = this.#providerReasoning.trim();
+    if (native) {
+      return showReasoning && provider ? [reasoningPart(provider)] : [];
     }
-    this.#write(pc.dim(out));
-    if (part === 'reasoning') this.#reasoningShown = value;
-    else this.#thoughtShown = value;
+    const settled = settledText(this.#text, labels);
+    const read = readReply(settled, { labels, tools });
+    const reasoning = [provider, read.reasoning ?? ''].filter(Boolean).join('\n\n');
+    // Nothing outside `<think>` blocks yet: a step read from inside a block may still be followed by the
+    // real one, so only the reasoning is known.
+    if (readThinking(settled).outside.trim() === '')
+      return showReasoning && reasoning ? [reasoningPart(reasoning)] : [];
+    const inputSettled = read.turn.type !== 'action' || this.#inputSettled(settled, read.turn.input);
+    return partialTurnParts(read.turn, showReasoning ? reasoning : undefined, printLabels, inputSettled);
+  }
+
+  /**
+   * True when the action input read so far can only grow: it does not start with a quote or backtick, and
+   * more text does not change it (`["a"` reads `a` with its quotes stripped, `["a"x` reads `"a"x`). The
+   * parser strips one pair around the whole input, which only the input's end tells.
+   */
+  #inputSettled(settled: string, input: string): boolean {
+    if (QUOTED.test(input)) return false;
+    const { labels, tools } = this.#options;
+    const more = readReply(`${settled}x`, { labels, tools }).turn;
+    return more.type === 'action' && more.input.startsWith(input);
+  }
+
+  /**
+   * Prints what `parts` add to the screen: the rest of the open part, then each new part on its own line.
+   * Parts that do not extend what is printed are not printed (yet): the turn may read right again as more
+   * arrives, and `finish` settles it.
+   */
+  #show(parts: readonly TurnPart[]): void {
+    if (!extends_(parts, this.#printed)) return;
+    const write = this.#options.write;
+    const open = this.#printed.length - 1;
+    const last = this.#printed[open];
+    const grown = parts[open];
+    if (last && grown && grown.text.length > last.text.length) {
+      write(grown.style(grown.text.slice(last.text.length)));
+      this.#printed[open] = grown;
+    }
+    // A later part closes the ones before it: they are complete.
+    for (const part of parts.slice(this.#printed.length)) {
+      if (this.#printed.length > 0) write('\n');
+      write(part.style(part.text));
+      this.#printed.push(part);
+    }
   }
 }
 
-/** The thought without its last line while that line may still become a label, nor a partial tag. */
-function printable(thought: string): string {
-  const newline = thought.lastIndexOf('\n');
-  const last = thought.slice(newline + 1);
-  const kept = newline >= 0 && MAYBE_LABEL.test(last) ? thought.slice(0, newline).trimEnd() : thought;
-  return withoutPartialTag(kept);
-}
-
-function withoutPartialTag(text: string): string {
-  return text.replace(PARTIAL_TAG, '').trimEnd();
+/**
+ * True when `parts` read as a continuation of `printed`: the same kinds in order, the closed parts the
+ * same, the open (last) part grown or the same.
+ */
+function extends_(parts: readonly TurnPart[], printed: readonly TurnPart[]): boolean {
+  if (parts.length < printed.length) return false;
+  return printed.every((shown, i) => {
+    const part = parts[i]!;
+    if (part.kind !== shown.kind) return false;
+    return i === printed.length - 1 ? part.text.startsWith(shown.text) : part.text === shown.text;
+  });
 }

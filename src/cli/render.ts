@@ -7,11 +7,11 @@
 import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
-import type { Turn } from '../react/turn.js';
 import { inFlagNames } from './flag-names.js';
 import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
 import { LiveTurn } from './live-turn.js';
 import { safeText } from './safe-text.js';
+import { turnParts } from './turn-parts.js';
 
 /** Where and how to render. */
 export interface RenderOptions {
@@ -33,6 +33,11 @@ export interface RenderOptions {
   live?: boolean;
   /** Leave out the model's reasoning (`--hide-reasoning`). @default false (shown dimmed) */
   hideReasoning?: boolean;
+  /**
+   * The run uses native tool calling: with `live`, only the reasoning is printed as it arrives (the text is
+   * a thought or the answer, which only the complete turn tells). @default false
+   */
+  native?: boolean;
 }
 
 /**
@@ -45,6 +50,16 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
   const messages = options.messages ?? CLI_MESSAGES.en;
   const labels = options.labels ?? ENGLISH_LABELS;
   let live: LiveTurn | undefined;
+  let tools: readonly string[] = [];
+  const newLiveTurn = () =>
+    new LiveTurn({
+      labels,
+      printLabels: l,
+      tools,
+      showReasoning: !options.hideReasoning,
+      native: options.native === true,
+      write: (t) => options.out.write(t),
+    });
   return (event) => {
     if (options.json) {
       if (event.type === 'run-end')
@@ -53,15 +68,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
     }
     switch (event.type) {
       case 'model-start':
-        if (options.live) {
-          const show = !options.hideReasoning;
-          live = new LiveTurn({
-            labels,
-            thoughtLabel: l.thought,
-            showReasoning: show,
-            write: (t) => options.out.write(t),
-          });
-        }
+        if (options.live) live = newLiveTurn();
         break;
       case 'model-delta':
         live?.text(event.text);
@@ -70,12 +77,11 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         live?.reasoning(event.text);
         break;
       case 'model-end': {
-        // A turn printed as it streamed needs only its action or answer line; otherwise, all of it.
-        const thoughtPrinted = live?.started === true && live.finish(event.turn.thought);
-        if (!live?.started && !options.hideReasoning && event.reasoning)
-          write(pc.dim(safeText(event.reasoning)));
-        const lines = turnLines(event.turn, event.text, l);
-        for (const line of thoughtPrinted && event.turn.thought ? lines.slice(1) : lines) write(line);
+        // A turn printed as it streamed gets what its complete parts add; otherwise, all of it.
+        const reasoning = options.hideReasoning ? undefined : event.reasoning;
+        const parts = turnParts(event.turn, event.text, reasoning, l);
+        if (live) live.finish(parts);
+        else for (const part of parts) write(part.style(part.text));
         live = undefined;
         break;
       }
@@ -86,9 +92,13 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         break;
       }
       case 'run-end':
+        // A turn cut short by a failure or an abort ends its line before the footer.
+        live?.abandon();
+        live = undefined;
         for (const line of footerLines(event.result, messages)) write(line);
         break;
       case 'run-start':
+        tools = event.tools;
         if (options.showQuestion) write(pc.bold(`${l.question}: ${safeText(event.question)}`));
         break;
       case 'approval-end':
@@ -98,6 +108,11 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
           write(pc.yellow(`(approved with edited input: ${safeText(event.decision.input)})`));
         break;
       case 'model-fallback': {
+        // What was printed of the failed model's turn stays; the next model's turn starts on its own line.
+        if (live) {
+          live.abandon();
+          live = newLiveTurn();
+        }
         // Model call errors name the model already ("Model call to <id> failed: ...").
         const what = event.error.includes(event.fromModelId)
           ? event.error
@@ -115,26 +130,6 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         event satisfies never;
     }
   };
-}
-
-function turnLines(turn: Turn, text: string, l: ReturnType<typeof primaryLabels>): string[] {
-  const lines: string[] = [];
-  if (turn.thought) lines.push(pc.dim(`${l.thought}: ${safeText(turn.thought)}`));
-  switch (turn.type) {
-    case 'action':
-      lines.push(pc.bold(`${l.action}: ${safeText(`${turn.tool}[${turn.input}]`)}`));
-      break;
-    case 'answer':
-      lines.push(pc.bold(pc.green(`${l.answer}: ${safeText(turn.text)}`)));
-      break;
-    case 'none':
-      lines.push(pc.red(`(unusable model turn) ${safeText(JSON.stringify(text.slice(0, 500)))}`));
-      break;
-    default:
-      turn satisfies never;
-  }
-  if (turn.inventedObservation) lines.push(pc.yellow('(dropped an Observation the model wrote itself)'));
-  return lines;
 }
 
 /**

@@ -160,6 +160,28 @@ export function readLabel(text: string, start: number, end: number, index: Label
   return { kind, lineStart: start, valueStart };
 }
 
+/**
+ * True when the unfinished line `text[start, end)` may still become a label line (or a `finish[` call) as
+ * more characters arrive: markers and the start of a label word (`**Obs`, `Action In`, `Observation 2`), or
+ * nothing yet. False once the line is decided: it has its colon or bracket, or it can no longer read as a
+ * label header (`The answer`, a header longer than {@link readLabel} looks at).
+ */
+export function mayBecomeLabel(text: string, start: number, end: number, index: LabelIndex): boolean {
+  const { at } = skipMarkers(text, start, end);
+  if (at >= end) return true;
+  if (end - at >= HEADER_LIMIT) return false;
+  const rest = text.slice(at, end);
+  if (rest.includes(':') || rest.includes('：')) return false;
+  if (!isHeader(text, at, end)) return false;
+  const key = normaliseWord(rest);
+  for (const word of index.kinds.keys()) if (word.startsWith(key)) return true;
+  // `finish` then, perhaps after spaces, its bracket.
+  if (/^\p{L}[\p{L}_]* *$/u.test(rest)) {
+    for (const word of index.finish) if (word.startsWith(key)) return true;
+  }
+  return false;
+}
+
 /** `finish[` or `finish(` (any case) at `at`: the paper's pseudo-tool, written with or without `Action:`. */
 function startsFinishCall(text: string, at: number, end: number, index: LabelIndex): boolean {
   let j = at;

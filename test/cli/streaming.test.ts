@@ -61,6 +61,39 @@ test('at a terminal, a thought streamed over two seconds is on screen before the
   });
 });
 
+test('at a terminal, the action streams too, and the observation the model invents never reaches the screen', async () => {
+  // The action's input alone takes about two seconds (4 characters every 80 ms); the server ignores stop
+  // sequences and goes on with an observation, a thought and an answer of its own, which are cut.
+  const expression =
+    '(6 * 7) + (1 * 0) + (2 * 0) + (3 * 0) + (4 * 0) + (5 * 0) + (6 * 0) + (7 * 0) + (8 * 0)';
+  const turn = `Thought: Add them up.\nAction: calculator[${expression}]`;
+  const invented = '\nObservation: 41 (made up)\nThought: so the answer is 41\nAnswer: 41';
+  const server = {
+    replies: [`${turn}${invented}`, 'Thought: done\nAnswer: 42'],
+    ignoreStop: true,
+    chunkSize: 4,
+    chunkDelayMs: 80,
+  };
+  await withServer(server, async (model) => {
+    const pty = spawnPty(process.execPath, [BIN, 'run', 'What is 6 * 7?', '--model', model], {
+      cwd: ROOT,
+      env: env(),
+    });
+    await pty.waitFor(/Action: calculator\[\(6 \* 7\) \+ \(1/, 20_000);
+    const early = pty.output().replace(/\r/g, '');
+    // Seen while the input is still arriving: the bracket is not closed, no observation is there yet.
+    assert.doesNotMatch(early, /\(8 \* 0\)|Observation/, early);
+    assert.match(early, /Thought: Add them up\.\nAction: calculator\[/);
+    assert.equal(await pty.exited, 0, pty.output());
+    const out = pty.output().replace(/\r/g, '');
+    assert.doesNotMatch(out, /made up|answer is 41|Answer: 41/, out);
+    const action = `Action: calculator[${expression}]`;
+    assert.ok(out.includes(`Thought: Add them up.\n${action}\n`), out);
+    assert.equal(out.split(action).length, 2, 'the action is printed once');
+    assert.match(out, /\(dropped an Observation the model wrote itself\)\n {2}Observation: 42/);
+  });
+});
+
 /** stdout without the footer's timing line. */
 const withoutFooter = (stdout: string) => stdout.replace(/— answered.*\n?/, '');
 

@@ -110,8 +110,15 @@ export function terminalOutput(
     jsonExtra,
     live: options.stream && !options.json,
     hideReasoning: options.hideReasoning === true,
+    native: usesNativeCalls(prepared),
   });
   return { spinner, render };
+}
+
+/** True when the run uses provider tool calling (`--mode native`, or `auto` with a model that has it). */
+function usesNativeCalls(prepared: PreparedRun): boolean {
+  const { mode, model } = prepared.agent;
+  return mode === 'native' || (mode === 'auto' && model.supportsToolCalls === true);
 }
 
 /** What {@link consumeRun} sends each event to. */

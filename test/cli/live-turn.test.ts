@@ -1,0 +1,229 @@
+/**
+ * A turn printed as it streams (issue 16 item 6): the thought and the action or answer grow as chunks
+ * arrive, and once the turn is complete the screen holds exactly what the whole turn prints without
+ * streaming. Nothing after an invented observation, nor the start of a label that turns out to be one, is
+ * ever printed; only the shortest tail that may still change is held back.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { LiveTurn } from '../../src/cli/live-turn.js';
+import { turnParts } from '../../src/cli/turn-parts.js';
+import {
+  ENGLISH_LABELS,
+  LABEL_SETS,
+  type LabelLanguage,
+  type LabelSet,
+  mergeLabels,
+  primaryLabels,
+} from '../../src/react/labels.js';
+import { readReply } from '../../src/react/reply.js';
+
+interface CorpusTurn {
+  id: string;
+  kind: string;
+  text: string;
+  tools?: string[];
+  language?: string;
+}
+
+const corpus = readFileSync(new URL('../../bench/parse-accuracy/corpus.jsonl', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() !== '')
+  .map((line) => JSON.parse(line) as CorpusTurn);
+
+/** mulberry32, seeded: the same chunkings every run. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Printed {
+  /** Everything written, in order. */
+  out: string;
+  /** What was on screen after each chunk. */
+  after: string[];
+  /** What the whole turn prints without streaming. */
+  whole: string;
+}
+
+/** Streams `chunks` through a LiveTurn (colours are off: stdout is not a terminal under the test runner). */
+function stream(
+  chunks: readonly string[],
+  options: { labels?: LabelSet; tools?: readonly string[]; reasoning?: string[]; native?: boolean } = {},
+): Printed {
+  const labels = options.labels ?? ENGLISH_LABELS;
+  const l = primaryLabels(labels);
+  const tools = options.tools ?? ['search', 'lookup', 'calculator'];
+  let out = '';
+  const live = new LiveTurn({
+    labels,
+    printLabels: l,
+    tools,
+    showReasoning: true,
+    native: options.native === true,
+    write: (text) => {
+      out += text;
+    },
+  });
+  const after: string[] = [];
+  for (const piece of options.reasoning ?? []) {
+    live.reasoning(piece);
+    after.push(out);
+  }
+  for (const chunk of chunks) {
+    live.text(chunk);
+    after.push(out);
+  }
+  const text = chunks.join('');
+  const read = readReply(text, { labels, tools });
+  const reasoning = [options.reasoning?.join('').trim(), read.reasoning].filter(Boolean).join('\n\n');
+  const parts = turnParts(read.turn, text, reasoning || undefined, l);
+  live.finish(parts);
+  const whole = parts.map((part) => `${part.style(part.text)}\n`).join('');
+  return { out, after, whole };
+}
+
+const characters = (text: string) => [...text];
+
+function chunksOf(text: string, next: () => number): string[] {
+  const chunks: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    const size = 1 + Math.floor(next() * 12);
+    chunks.push(text.slice(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+function labelsOf(language: string | undefined): LabelSet | undefined {
+  if (language === undefined || language === 'en') return undefined;
+  return mergeLabels(LABEL_SETS[language as LabelLanguage]);
+}
+
+/** Turns the loop rejects, where a later line changes what an earlier one read as (action then answer). */
+const CONTRADICTED = new Set(['action-and-answer', 'placeholder-answer']);
+
+test('every corpus turn, in any chunking, prints exactly what the whole turn prints', () => {
+  const next = random(16);
+  let checked = 0;
+  for (const turn of corpus) {
+    const labels = labelsOf(turn.language);
+    const options = { tools: turn.tools ?? [], ...(labels && { labels }) };
+    for (const chunks of [characters(turn.text), chunksOf(turn.text, next), chunksOf(turn.text, next)]) {
+      const { out, whole } = stream(chunks, options);
+      if (CONTRADICTED.has(turn.kind)) {
+        // What was printed stays, and the whole turn follows it on its own lines.
+        assert.ok(out.endsWith(`\n${whole}`) || out === whole, `${turn.id}\n${out}`);
+      } else {
+        assert.equal(out, whole, `${turn.id} in chunks ${JSON.stringify(chunks)}`);
+      }
+      checked += 1;
+    }
+  }
+  assert.ok(checked >= 3 * 130, `only ${checked} streamed turns`);
+});
+
+test('the thought and the action grow as the chunks arrive', () => {
+  const text = 'Thought: I need the population of Paris.\nAction: search[population of Paris 2020]';
+  const { after, out } = stream(characters(text));
+  const at = (prefix: string) => after[prefix.length - 1];
+  assert.equal(at('Thought: I need the pop'), 'Thought: I need the pop');
+  assert.equal(
+    at('Thought: I need the population of Paris.\nAction: sea'),
+    'Thought: I need the population of Paris.',
+  );
+  assert.equal(
+    at('Thought: I need the population of Paris.\nAction: search[population of'),
+    'Thought: I need the population of Paris.\nAction: search[population of',
+  );
+  assert.equal(out, `${text}\n`);
+});
+
+test('an answer grows as it arrives', () => {
+  const text = 'Thought: Done.\nAnswer: The Eiffel Tower is 330 metres tall.';
+  const { after, out } = stream(characters(text));
+  const prefix = 'Thought: Done.\nAnswer: The Eiffel Tower is 330 m';
+  assert.equal(after[prefix.length - 1], prefix);
+  assert.equal(out, `${text}\n`);
+});
+
+test('nothing after an invented observation is printed, nor the start of its label', () => {
+  const text =
+    'Thought: Look it up.\nAction: search[Paris]\nObservation: Paris is the capital (made up)\nThought: so\nAnswer: made up';
+  const { after, out, whole } = stream(characters(text));
+  for (const screen of after) assert.doesNotMatch(screen, /\nO|made up|Answer/, screen);
+  assert.equal(out, whole);
+  assert.equal(
+    out,
+    'Thought: Look it up.\nAction: search[Paris]\n(dropped an Observation the model wrote itself)\n',
+  );
+  // In an answer too: a line that starts as `Obs` is held back, a line that cannot be a label is not.
+  const answer = stream(characters('Answer: 42\nand that is it\nObservation: 41'));
+  for (const screen of answer.after) assert.doesNotMatch(screen, /\nO|41/, screen);
+  assert.equal(answer.out, answer.whole);
+});
+
+test('only the shortest tail that may still become a label is held back', () => {
+  const text = 'Thought: First line.\nThe second line is prose.\nAction: calculator[6 * 7]';
+  const { after } = stream(characters(text));
+  const at = (prefix: string) => after[prefix.length - 1];
+  // `Th` may become `Thought:`; `The` cannot, so the line shows from then on.
+  assert.equal(at('Thought: First line.\nTh'), 'Thought: First line.');
+  assert.equal(at('Thought: First line.\nThe'), 'Thought: First line.\nThe');
+  assert.equal(
+    at('Thought: First line.\nThe second line is prose.\nAct'),
+    'Thought: First line.\nThe second line is prose.',
+  );
+  // A partial `<think>` tag is not printed either.
+  const tagged = stream(characters('<think>Hmm.</think>\nThought: ok\nAnswer: 1'));
+  for (const screen of tagged.after) assert.doesNotMatch(screen, /</);
+  assert.equal(tagged.out, tagged.whole);
+});
+
+test('a quoted action input is printed once it is complete (the parser may strip the quotes)', () => {
+  const text = 'Thought: Quoted.\nAction: search["Brightgrid" vs "Acme"]';
+  const { after, out, whole } = stream(characters(text));
+  assert.equal(after[text.length - 3], 'Thought: Quoted.\nAction: search[');
+  assert.equal(out, whole);
+});
+
+test('reasoning streams first, then the turn; a step inside an unclosed <think> is not printed as the turn', () => {
+  const text =
+    '<think>\nMaybe search.\nAction: search[wrong]\n</think>\nThought: Search the right thing.\nAction: search[right]';
+  const { after, out, whole } = stream(characters(text), { reasoning: ['Provider ', 'reasoning.'] });
+  assert.equal(after[1], 'Provider reasoning.');
+  // The step written inside the block is reasoning (dimmed, no label), never the turn's thought.
+  for (const screen of after) assert.doesNotMatch(screen, /Thought: Maybe/);
+  assert.equal(out, whole);
+  assert.match(
+    out,
+    /^Provider reasoning\.\n\nMaybe search\.\nAction: search\[wrong\]\nThought: Search the right thing\.\nAction: search\[right\]\n$/,
+  );
+});
+
+test('native tool calling: only the reasoning streams, the text waits for the complete turn', () => {
+  let out = '';
+  const l = primaryLabels(ENGLISH_LABELS);
+  const live = new LiveTurn({
+    labels: ENGLISH_LABELS,
+    printLabels: l,
+    tools: [],
+    showReasoning: true,
+    native: true,
+    write: (text) => {
+      out += text;
+    },
+  });
+  live.reasoning('Think first.');
+  live.text('Paris');
+  assert.equal(out, 'Think first.');
+  live.finish(turnParts({ type: 'answer', text: 'Paris' }, 'Paris', 'Think first.', l));
+  assert.equal(out, 'Think first.\nAnswer: Paris\n');
+});

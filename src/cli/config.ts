@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { DEFAULT_PRICES, findPrice } from '../models/pricing.js';
 import { errorMessage } from '../util/own.js';
 import { CONFIG_PATH_FLAGS, checkFoundConfigPath } from './config-trust.js';
 import { UsageError } from './errors.js';
@@ -35,6 +36,11 @@ const path = z.string().min(1, 'expected a path');
 /** A whole number ≥ 1 (a safe integer). */
 const wholeNumber = z.number().int('expected a whole number ≥ 1').min(1, 'expected a whole number ≥ 1');
 
+/** A price in USD per million tokens: a number, 0 or more. */
+const usdPerMTok = z
+  .number('expected a price in USD per million tokens, such as 0.15')
+  .min(0, 'expected a price in USD per million tokens, 0 or more');
+
 /** The config file's shape: the long option names in camelCase. */
 const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -50,6 +56,18 @@ const ConfigSchema = z.strictObject({
   wikiCorpus: path.optional(),
   maxSteps: wholeNumber.optional(),
   maxCost: parsedBy(usd).optional(),
+  /** Prices by model name, prefix or full spec, as the library's `PriceTable`; `--price` wins for the run's model. */
+  prices: z
+    .record(
+      z.string().min(1, 'expected a model name'),
+      z.strictObject({
+        inputUsdPerMTok: usdPerMTok,
+        outputUsdPerMTok: usdPerMTok,
+        cachedInputUsdPerMTok: usdPerMTok.optional(),
+        cacheWriteInputUsdPerMTok: usdPerMTok.optional(),
+      }),
+    )
+    .optional(),
   timeout: parsedBy(durationMs).optional(),
   modelTimeout: parsedBy(durationMs).optional(),
   maxOutputTokens: wholeNumber.optional(),
@@ -67,6 +85,9 @@ export type CliConfig = z.output<typeof ConfigSchema>;
 const PATH_KEYS = ['docs', 'root', 'wikiCorpus', 'examples'] as const;
 
 const APPROVAL_KEYS = new Set(['yes', 'allow', 'allowUnsandboxed']);
+
+/** Config keys with no flag: applied to the command's options all the same. */
+const CONFIG_ONLY_KEYS = new Set(['prices']);
 
 /** Config keys whose option has another name. */
 const CONFIG_KEY_OPTIONS: Record<string, string> = { fallbackModels: 'fallback' };
@@ -136,7 +157,7 @@ export function applyConfig(command: Command, cwd: string): AppliedConfig | unde
   const applied: [string, unknown][] = [];
   for (const [name, value] of Object.entries(config)) {
     const key = CONFIG_KEY_OPTIONS[name] ?? name;
-    if (key === '$schema' || value === undefined || !known.has(key)) continue;
+    if (key === '$schema' || value === undefined || !(known.has(key) || CONFIG_ONLY_KEYS.has(key))) continue;
     const source = command.getOptionValueSource(key);
     if (source === undefined || source === 'default') applied.push([key, value]);
   }
@@ -145,7 +166,30 @@ export function applyConfig(command: Command, cwd: string): AppliedConfig | unde
     for (const [key, value] of applied)
       if (Object.hasOwn(CONFIG_PATH_FLAGS, key))
         checkFoundConfigPath(key as keyof typeof CONFIG_PATH_FLAGS, value as string, file);
+    const prices = config.prices;
+    if (prices !== undefined) checkFoundConfigPrices(prices, file);
   }
   for (const [key, value] of applied) command.setOptionValueWithSource(key, value, 'config');
   return { file, found };
+}
+
+/**
+ * A config file found in the current folder travels with a repository: it may add prices, but not make a
+ * model with a built-in price cheaper, which would let `--max-cost` spend more than the user set.
+ *
+ * @throws {UsageError} naming the model, both prices and how to pass the file on purpose.
+ */
+function checkFoundConfigPrices(
+  prices: Readonly<Record<string, { inputUsdPerMTok: number; outputUsdPerMTok: number }>>,
+  file: string,
+): void {
+  for (const [model, price] of Object.entries(prices)) {
+    const known = findPrice(model, DEFAULT_PRICES);
+    if (!known) continue;
+    if (price.inputUsdPerMTok < known.inputUsdPerMTok || price.outputUsdPerMTok < known.outputUsdPerMTok) {
+      throw new UsageError(
+        `the config file ${file} (found in the current folder) lowers the price of ${model} below the built-in ${known.inputUsdPerMTok}/${known.outputUsdPerMTok} USD per million input/output tokens, which would let --max-cost spend more; pass it with --config ${file} if you trust it, or use --price.`,
+      );
+    }
+  }
 }

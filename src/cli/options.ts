@@ -6,6 +6,7 @@
  * @module
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import type { LabelLanguage } from '../react/labels.js';
 import { CLI_TOOLS } from './tools.js';
 
@@ -27,6 +28,10 @@ export interface RunCommandOptions {
   maxSteps: number;
   /** USD. */
   maxCost?: number;
+  /** `--price IN/OUT`: the price of the run's `--model`, USD per million input / output tokens. */
+  price?: ModelPrice;
+  /** The config file's `prices`: model name (or prefix, or full spec) → price, over the built-in table. */
+  prices?: PriceTable;
   /** Milliseconds. */
   timeout?: number;
   /** Milliseconds per model call. */
@@ -107,6 +112,22 @@ export function usd(value: string): number {
   return n;
 }
 
+const AMOUNT = String.raw`\$?\s*(\d+(?:\.\d+)?|\.\d+)`;
+const PRICE_PAIR = new RegExp(String.raw`^\s*${AMOUNT}\s*/\s*${AMOUNT}\s*$`);
+
+/**
+ * Parses `--price IN/OUT`: USD per million input tokens, a slash, USD per million output tokens
+ * (`0.15/0.60`, `$3/$15`, `0/0` for a free local server).
+ */
+export function pricePair(value: string): ModelPrice {
+  const match = PRICE_PAIR.exec(value);
+  if (!match)
+    throw new InvalidArgumentError(
+      `expected the input and output prices in USD per million tokens, as IN/OUT such as 0.15/0.60, got "${value}".`,
+    );
+  return { inputUsdPerMTok: Number(match[1]), outputUsdPerMTok: Number(match[2]) };
+}
+
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
@@ -151,6 +172,14 @@ export function addAgentOptions(command: Command): Command {
       )
         .argParser(usd)
         .env('TAOLOOP_MAX_COST'),
+    )
+    .addOption(
+      new Option(
+        '--price <in/out>',
+        "the model's price in USD per million input/output tokens, e.g. 0.15/0.60, for the cost and --max-cost with any server (default: the built-in prices of known hosted models, 0 for local: and ollama:, else the config file's prices)",
+      )
+        .argParser(pricePair)
+        .env('TAOLOOP_PRICE'),
     )
     .addOption(
       new Option(

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { AgentOptions } from '../agent/types.js';
 import { chooseModel } from '../models/choose.js';
 import { ModelConfigError } from '../models/errors.js';
+import { DEFAULT_PRICES, findPrice, type PriceTable } from '../models/pricing.js';
 import { describeModelSetup } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { resolveModelSpec } from '../node/resolve-model.js';
@@ -112,6 +113,7 @@ export async function prepareAgent(
   const fallbackModels = await Promise.all(
     (options.fallback ?? []).map((spec) => buildFallback(spec, context.fallbackEnv ?? context.env)),
   );
+  const prices = runPrices(model.id, options);
   const examples = options.examples === undefined ? undefined : loadExamples(abs(options.examples)!);
   const instructions = [
     messages.instructions,
@@ -129,6 +131,7 @@ export async function prepareAgent(
     allowTools: cli.allowTools,
     ...(fallbackModels.length > 0 && { fallbackModels }),
     ...optional('maxCostUsd', options.maxCost),
+    ...optional('prices', prices),
     ...optional('timeoutMs', options.timeout),
     // A person typing a turn takes as long as it takes: no per-call limit for `--model human`.
     ...(!humanModel && optional('modelTimeoutMs', options.modelTimeout)),
@@ -162,6 +165,25 @@ export function checkAllowed(allow: readonly string[], tools: readonly { name: s
       `--allow ${unknown.map((n) => `"${n}"`).join(', ')}: not a tool of this run. Its tools: ${names.join(', ')}.`,
     );
   }
+}
+
+/**
+ * The run's price table: the config file's `prices`, then `--price` for the run's model (its full id, the
+ * longest key, so it wins); `undefined` when neither is given (the built-in table applies).
+ *
+ * @throws {UsageError} for `--max-cost` when no price is known for the model, saying how to give one.
+ */
+export function runPrices(modelId: string, options: Pick<RunCommandOptions, 'price' | 'prices' | 'maxCost'>) {
+  const prices: PriceTable | undefined =
+    options.price === undefined && options.prices === undefined
+      ? undefined
+      : { ...options.prices, ...(options.price && { [modelId]: options.price }) };
+  if (options.maxCost !== undefined && findPrice(modelId, { ...DEFAULT_PRICES, ...prices }) === undefined) {
+    throw new UsageError(
+      `--max-cost needs the price of ${modelId}, and taoloop knows none: pass --price IN/OUT in USD per million input/output tokens (e.g. --price 0.15/0.60), or add it to the config file's "prices".`,
+    );
+  }
+  return prices;
 }
 
 /** `{ [key]: value }` when the value is defined, else `{}` (optional properties are omitted, never undefined). */

@@ -9,9 +9,13 @@ import type { UIMessage } from 'ai';
 import { type AgentMessage, readConversation } from '../agent/conversation.js';
 import { AgentConfigError } from '../agent/errors.js';
 import { streamAgent } from '../agent/loop.js';
-import type { AgentOptions, RunResult } from '../agent/types.js';
+import { openResume, type ResumeInput } from '../agent/pause.js';
+import { RunStateError } from '../agent/pause-errors.js';
+import { streamResumedAgent } from '../agent/resume.js';
+import type { AgentEvent, AgentOptions, RunResult } from '../agent/types.js';
 import { errorMessage } from '../util/own.js';
 import { abortAny } from '../util/signal.js';
+import { pausedRunIn } from './ui-resume.js';
 import { toUIMessageStream } from './ui-stream.js';
 
 /** Thrown by {@link uiMessagesToAgentMessages} for UI messages that cannot become a conversation. */
@@ -69,8 +73,20 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  * conversation, and returns the run as a UI message stream response (server-sent events, the AI SDK's
  * `createUIMessageStreamResponse`). Closing the request (the user left) aborts the run.
  *
+ * With `pauseForApproval` (and a `secret`, required then), a tool call that needs approval ends the
+ * response with the AI SDK's tool approval request (the tool part's state is `approval-requested`) and a
+ * `data-run-pause` part holding the signed run state. When the person answers (`addToolApprovalResponse`;
+ * `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses` sends it), the next request
+ * carries that message back, and this resumes the run from its state ({@link streamResumedAgent}): the
+ * answer is streamed into the same assistant message, nothing that already ran runs again, and no server
+ * store is needed between the two requests. Only `approved: true` approves; a denial's `reason` reaches the
+ * model.
+ *
  * A body that is not JSON with a `messages` array of text UI messages gets a `400` response with
- * `{ error }` saying what is wrong; the agent does not run.
+ * `{ error }` saying what is wrong; the agent does not run. So does a resume whose state is not signed
+ * with `secret` (or was changed), or whose approval responses do not match the requests it waits for.
+ *
+ * @throws {AgentConfigError} for `pauseForApproval` without a `secret`: the state goes through the browser.
  *
  * @example
  * ```ts
@@ -80,19 +96,54 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  */
 export async function createAgentUIStreamResponse(options: AgentUIStreamResponseOptions): Promise<Response> {
   const { request, headers, onResult, ...agentOptions } = options;
-  let messages: AgentMessage[];
+  if (agentOptions.pauseForApproval === true && agentOptions.secret === undefined) {
+    throw new AgentConfigError(
+      'pauseForApproval in a chat route needs a `secret`: the paused run state goes to the browser and back, and only a signed state is resumed.',
+    );
+  }
+  let run: { messages: AgentMessage[] } | { resume: ResumeInput };
   try {
     const body = (await request.json()) as { messages?: unknown } | null;
-    messages = uiMessagesToAgentMessages(body?.messages);
-    readConversation({ messages });
+    run = await readChatRequest(body?.messages, agentOptions);
   } catch (error) {
-    const known = error instanceof UIMessagesError || error instanceof AgentConfigError;
+    const known =
+      error instanceof UIMessagesError || error instanceof AgentConfigError || error instanceof RunStateError;
     const detail = known ? error.message : `the body is not JSON (${errorMessage(error)})`;
     return Response.json({ error: `Bad chat request: ${detail}` }, { status: 400 });
   }
   const signal = agentOptions.signal ? abortAny([agentOptions.signal, request.signal]) : request.signal;
-  const events = streamAgent({ ...agentOptions, messages, signal });
+  const events: AsyncIterable<AgentEvent> =
+    'resume' in run
+      ? streamResumedAgent({ ...agentOptions, ...run.resume, signal } as Parameters<
+          typeof streamResumedAgent
+        >[0])
+      : streamAgent({ ...agentOptions, messages: run.messages, signal });
   const stream = toUIMessageStream(events, { tools: agentOptions.tools, ...(onResult && { onResult }) });
   const { createUIMessageStreamResponse } = await import('ai');
   return createUIMessageStreamResponse({ stream, ...(headers && { headers }) });
+}
+
+/**
+ * A new run on the conversation, or the resume of the paused run whose approval responses the last
+ * message carries (checked now, so a bad one is a 400 before anything streams).
+ * @throws {UIMessagesError | AgentConfigError | RunStateError} saying what is wrong with the request.
+ */
+async function readChatRequest(
+  uiMessages: unknown,
+  agentOptions: Omit<AgentOptions, 'question' | 'messages'>,
+): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput }> {
+  const resume = pausedRunIn(uiMessages);
+  if (resume) {
+    if (agentOptions.secret === undefined) {
+      throw new RunStateError(
+        'unsigned',
+        'the last message continues a paused run, and this route resumes none (it has no `secret` to check the run state with).',
+      );
+    }
+    await openResume(agentOptions, resume);
+    return { resume };
+  }
+  const messages = uiMessagesToAgentMessages(uiMessages);
+  readConversation({ messages });
+  return { messages };
 }

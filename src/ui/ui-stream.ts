@@ -220,7 +220,10 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [output, { type: 'finish-step' }];
     }
     case 'run-pause':
-      return [{ type: 'data-run-pause', data: { pending: event.pending, state: event.state } }];
+      // One per message: a later pause of the same message replaces it on the client.
+      return [
+        { type: 'data-run-pause', id: 'run-pause', data: { pending: event.pending, state: event.state } },
+      ];
     case 'run-end':
       return endChunks(event.result);
     default:

@@ -4,7 +4,8 @@
  * `local:` for the default model (Qwen2.5-1.5B-Instruct Q4_K_M, downloaded once into a cache folder).
  *
  * - Turns are generated under a GBNF grammar built from `ModelRequest.turnFormat`, so every turn is
- *   `Thought: ...` then one `Action: tool[input]` naming a real tool (or `finish`), or `Answer: ...`.
+ *   `Thought: ...` then one `Action: tool[input]` naming a real tool (or `finish`), or `Answer: ...`. With a
+ *   typed answer (`answerJsonSchema`), the answer is JSON under node-llama-cpp's grammar for that schema.
  * - One context sequence per adapter keeps its KV cache between calls: the loop re-sends the whole
  *   conversation each step, and only the tokens after the shared prefix (the observation and the new turn)
  *   are evaluated. Usage reports prompt, cached and generated tokens.
@@ -14,17 +15,19 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { Llama } from 'node-llama-cpp';
 import { errorMessage } from '../util/own.js';
 import { ModelCallError, ModelConfigError } from './errors.js';
 import { DEFAULT_LOCAL_MODEL_URI, type EnsureModelOptions, ensureLocalModelFile } from './local-download.js';
 import {
   createLocalSession,
+  type LoadedModel,
   type LocalSession,
   type LocalSessionOptions,
-  type LocalTurn,
   loadModelOnce,
 } from './local-engine.js';
 import { type TurnGrammarLimits, turnGrammar } from './local-grammar.js';
+import { toLlamaJsonSchema } from './local-json-schema.js';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from './types.js';
 
 export {
@@ -35,7 +38,13 @@ export {
   modelCacheDir,
 } from './local-download.js';
 export { DEFAULT_MAX_CONTEXT_TOKENS, defaultThreads } from './local-engine.js';
-export { DEFAULT_TURN_GRAMMAR_LIMITS, type TurnGrammarLimits, turnGrammar } from './local-grammar.js';
+export {
+  answerJsonRules,
+  DEFAULT_TURN_GRAMMAR_LIMITS,
+  type TurnGrammarLimits,
+  turnGrammar,
+} from './local-grammar.js';
+export { toLlamaJsonSchema } from './local-json-schema.js';
 
 /** Options for {@link localModel}. */
 export interface LocalModelOptions extends LocalSessionOptions {
@@ -116,23 +125,28 @@ export async function localModel(source = '', options: LocalModelOptions = {}): 
   }
   const path = await resolveLocalModelPath(source, options.download);
   let session: LocalSession;
+  let loaded: LoadedModel;
   try {
-    session = await createLocalSession(await loadModelOnce(path), options);
+    loaded = await loadModelOnce(path);
+    session = await createLocalSession(loaded, options);
   } catch (error) {
     throw new ModelConfigError(`Cannot load the local model ${path}: ${errorMessage(error)}`, {
       cause: error,
     });
   }
   const id = options.id ?? `local:${source.trim() || 'default'}`;
-  const grammarOf = (request: ModelRequest): string | undefined =>
-    options.useGrammar === false || request.turnFormat === undefined
-      ? undefined
-      : turnGrammar(request.turnFormat, options.grammarLimits);
-  const run = async (turn: LocalTurn): Promise<ModelResponse> => {
+  const answerGrammar = answerGrammars(loaded.llama);
+  const grammarOf = async (request: ModelRequest): Promise<string | undefined> => {
+    if (options.useGrammar === false || request.turnFormat === undefined) return undefined;
+    const schema = request.turnFormat.answerJsonSchema;
+    const json = schema === undefined ? undefined : await answerGrammar(schema);
+    return turnGrammar(request.turnFormat, options.grammarLimits, json);
+  };
+  const run = async (request: ModelRequest, onText?: (text: string) => void): Promise<ModelResponse> => {
     try {
-      return await session.run(turn);
+      return await session.run({ request, grammar: await grammarOf(request), onText });
     } catch (error) {
-      if (turn.request.signal?.aborted) throw turn.request.signal.reason;
+      if (request.signal?.aborted) throw request.signal.reason;
       throw new ModelCallError({ modelId: id, providerMessage: errorMessage(error), cause: error });
     }
   };
@@ -141,9 +155,29 @@ export async function localModel(source = '', options: LocalModelOptions = {}): 
     path,
     contextWindowTokens: session.contextSize,
     supportsToolCalls: false,
-    generate: async (request) => run({ request, grammar: grammarOf(request) }),
-    stream: (request) => streamTurn((onText) => run({ request, grammar: grammarOf(request), onText })),
+    generate: (request) => run(request),
+    stream: (request) => streamTurn((onText) => run(request, onText)),
     dispose: () => session.dispose(),
+  };
+}
+
+/**
+ * The grammar node-llama-cpp makes for a typed answer's JSON Schema (rewritten into the subset it reads,
+ * see {@link toLlamaJsonSchema}), made once per distinct schema.
+ */
+function answerGrammars(llama: Llama): (schema: Record<string, unknown>) => Promise<string> {
+  const made = new Map<string, Promise<string>>();
+  return (schema) => {
+    const key = JSON.stringify(schema);
+    let grammar = made.get(key);
+    if (!grammar) {
+      grammar = llama
+        // The subset's type is a deep union the rewrite does not spell out; node-llama-cpp reads it at run time.
+        .createGrammarForJsonSchema(toLlamaJsonSchema(schema) as never)
+        .then((made) => made.grammar);
+      made.set(key, grammar);
+    }
+    return grammar;
   };
 }
 

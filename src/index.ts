@@ -13,9 +13,21 @@
  *
  * @module
  */
+export {
+  markerCompaction,
+  SUMMARY_INSTRUCTIONS,
+  type SummaryCompactionOptions,
+  summaryCompaction,
+} from './agent/compaction.js';
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
 export { AgentConfigError } from './agent/errors.js';
 export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
+export type {
+  OnStepEndFunction,
+  PrepareStepFunction,
+  PrepareStepOptions,
+  PrepareStepResult,
+} from './agent/hooks.js';
 export { DEFAULT_MAX_STEPS, runAgent, streamAgent } from './agent/loop.js';
 export {
   type AnswerCandidate,

@@ -15,7 +15,8 @@ import {
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './errors.js';
-import type { AgentOptions } from './types.js';
+import { addUsage } from './model-call.js';
+import type { AgentOptions, RunUsage } from './types.js';
 
 /** Tracks what a run has spent. */
 export class Budget {
@@ -27,6 +28,7 @@ export class Budget {
   #tokens = 0;
   #costUsd: number | undefined;
   #costKnown = true;
+  #usage: RunUsage = {};
 
   /** @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model. */
   constructor(options: AgentOptions) {
@@ -41,6 +43,11 @@ export class Budget {
         `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,
       );
     }
+  }
+
+  /** Usage summed over every call recorded (the run's steps and the calls its hooks made). */
+  get usage(): RunUsage {
+    return this.#usage;
   }
 
   /** Total cost so far in USD; `undefined` when any call's cost was unknown. */
@@ -76,6 +83,7 @@ export class Budget {
     text: string,
     modelId = this.#modelId,
   ): number | undefined {
+    this.#usage = addUsage(this.#usage, usage);
     const price = modelId === this.#modelId ? this.#price : findPrice(modelId, this.#prices);
     const cost = costUsd(usage, price);
     if (cost === undefined) this.#costKnown = false;

@@ -15,8 +15,8 @@ import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
 import { type AnsweredBy, callWithFallbacks, usageByModel } from './fallback.js';
-import { finalAnswerTurn, forceAnswerRequest } from './final-answer.js';
-import { addUsage } from './model-call.js';
+import { finalAnswerTurn } from './final-answer.js';
+import { observeSteps, type PreparedCall, prepareCall } from './hooks.js';
 import { nativeTurn } from './native.js';
 import { actAll } from './native-calls.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
@@ -24,7 +24,7 @@ import { pausable, type ResumeInput } from './pause.js';
 import { RunPaused } from './pause-errors.js';
 import { recordedTurn, recorderOf } from './pause-journal.js';
 import { RepeatTracker } from './repeats.js';
-import { buildRequest, planRequests } from './request.js';
+import { planRequests } from './request.js';
 import { maxTurnChars } from './turn-cap.js';
 import {
   formatErrorObservation,
@@ -38,7 +38,6 @@ import type {
   AgentOptions,
   PendingApprovalRequest,
   RunResult,
-  RunUsage,
   Step,
   StepObservation,
   StopReason,
@@ -68,7 +67,9 @@ export async function* streamRun<O = unknown>(
   options: AgentOptions<O>,
   resume?: ResumeInput,
 ): AsyncGenerator<AgentEvent, RunResult<O>> {
-  const loop = pausable(react, options as AgentOptions, resume);
+  const inner = pausable(react, options as AgentOptions, resume);
+  // Outside `pausable`: a resumed run's replayed steps were observed when it paused.
+  const loop = options.onStepEnd ? observeSteps(inner, options.onStepEnd) : inner;
   const run = options.telemetry ? withTelemetry(loop, options.telemetry) : loop;
   // Passed on event by event rather than with `yield*`, which would throw a consumer's `throw()` into the
   // loop, where it would read as a failed model call. However the consumer stops, the loop is closed: its
@@ -114,7 +115,6 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     const repeats = new RepeatTracker(options.maxRepeatedActions ?? 3);
     const stopState = { send: true };
     const steps: Step[] = [];
-    let usage: RunUsage = {};
     let actionSteps = 0;
     let formatErrors = 0;
     let refusedAnswers = 0;
@@ -127,7 +127,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       messages: conversationAfter(callerOptions, extra.answer, trajectoryOf(options, steps)),
       modelId: model.id,
       steps,
-      usage,
+      usage: budget.usage,
       ...(models.length > 1 && { usageByModel: usageByModel(model.id, steps) }),
       ...(budget.costUsd !== undefined && { costUsd: budget.costUsd }),
       durationMs: Math.round(performance.now() - started),
@@ -153,19 +153,39 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         break;
       }
       const index = steps.length + 1;
-      const request = buildRequest(plan, options, steps, stopState.send);
-      if (forcing) forceAnswerRequest(request, labels, plan.answer);
-      else {
-        const limit = limitReached(actionSteps, options, () => budget.check(request));
-        if (limit && options.forceFinalAnswer && !signal?.aborted) {
-          forcing = limit;
-          continue; // the next request is the forced one, built from the same steps
-        }
-        if (limit) {
-          result = finish(limit.status, limit);
+      // The step limit is checked before the hooks run (no summary is written for a run that stops here),
+      // the budget on the request they prepared (compaction, prepareStep).
+      let limit = forcing ? undefined : stepLimit(actionSteps, options);
+      let call: PreparedCall | undefined;
+      if (!limit) {
+        const forced = forcing !== undefined;
+        const context = {
+          plan,
+          options,
+          router,
+          budget,
+          step: index,
+          steps,
+          sendStop: stopState.send,
+          forced,
+        };
+        try {
+          call = yield* prepareCall(context);
+        } catch (error) {
+          result = signal?.aborted ? stopped() : finish('error', { error: errorMessage(error) });
           break;
         }
+        if (!forcing) limit = budgetLimit(budget.check(call.request));
       }
+      if (limit && options.forceFinalAnswer && !signal?.aborted) {
+        forcing = limit;
+        continue; // the next request is the forced one, built from the same steps
+      }
+      if (limit || !call) {
+        result = finish(limit?.status ?? 'error', limit ?? {});
+        break;
+      }
+      const { request, router: stepRouter } = call;
 
       // 2. The model call. With a journal (the seam a durable engine records side effects through), the
       // call is recorded whole, so it is not streamed, and a resumed run gets the recorded turn.
@@ -186,10 +206,10 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         answered =
           options.journal && !recorderOf(options.journal)
             ? await journaledTurn(options.journal, index, request, options.modelTimeoutMs, (attempt) =>
-                drain(callWithFallbacks(models, attempt, { ...turnOptions, stream: false })),
+                drain(callWithFallbacks(call.models, attempt, { ...turnOptions, stream: false })),
               )
             : yield* recordedTurn(options.journal, index, () =>
-                callWithFallbacks(models, request, {
+                callWithFallbacks(call.models, request, {
                   ...turnOptions,
                   modelTimeoutMs: options.modelTimeoutMs,
                 }),
@@ -201,16 +221,15 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       const { response, modelId } = answered;
 
       // 3. The turn: parsed (text mode) or read from the tool call (native mode), kept as a step.
-      usage = addUsage(usage, response.usage);
       const stepCost = budget.record(request, response.usage, response.text, modelId);
       const { text, finishReason } = response;
       // A streamed and a whole reply are read the same way: the stream cut, then the parser (text mode).
       const reading = plan.native
         ? {
-            turn: finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, options.tools, labels),
+            turn: finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, stepRouter.tools, labels),
             ...nativeStepText(response),
           }
-        : readTextStep(response, { tools: router.names, labels });
+        : readTextStep(response, { tools: stepRouter.names, labels });
       const { turn, transcriptText, reasoning } = reading;
       const toolCall = plan.native && turn.type === 'action' ? response.toolCalls?.[0] : undefined;
       const step: Step = {
@@ -286,11 +305,11 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
           try {
             if (calls.length > 1) {
               // Several native calls: each is answered (reads together, side effects one at a time).
-              const [first, ...others] = yield* actAll(calls, index, router, options);
+              const [first, ...others] = yield* actAll(calls, index, stepRouter, options);
               observation = first!.observation;
               step.otherCalls = others;
             } else {
-              observation = yield* act(turn, index, router, options);
+              observation = yield* act(turn, index, stepRouter, options);
             }
           } catch (error) {
             // A tool call waits for a person (`pauseForApproval`): the run ends here (`pause.ts`).
@@ -298,7 +317,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
             result = finish('paused', { pending: error.pending });
             break;
           }
-          if (!router.names.includes(turn.tool))
+          if (!stepRouter.names.includes(turn.tool))
             observation.text = `${observation.text}\n${unknownToolHint(labels, plan.native)}`;
           const repeat = repeats.record(turn.tool, turn.input, observation.text);
           if (repeat.note) observation.text = `${observation.text}\n${repeat.note}`;
@@ -330,14 +349,16 @@ interface FinishExtra {
   pending?: PendingApprovalRequest[];
 }
 
-/** The step or budget limit that stops the run before the next model call, if one is reached. */
-function limitReached(
-  actionSteps: number,
-  options: AgentOptions,
-  overBudget: () => string | undefined,
-): { status: StopReason; error?: string } | undefined {
-  if (actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS)) return { status: 'max_steps' };
-  const error = overBudget();
+/** A limit that stops the run before the next model call. */
+type Limit = { status: StopReason; error?: string };
+
+/** The step limit, when the run reached it. */
+function stepLimit(actionSteps: number, options: AgentOptions): Limit | undefined {
+  return actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS) ? { status: 'max_steps' } : undefined;
+}
+
+/** The budget limit, when `budget.check` says the next call must not start. */
+function budgetLimit(error: string | undefined): Limit | undefined {
   return error === undefined ? undefined : { status: 'budget', error };
 }
 

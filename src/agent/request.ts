@@ -8,7 +8,7 @@ import type { ModelMessage, ModelRequest, TurnFormat } from '../models/types.js'
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import { renderMessages, renderSystemPrompt, stopSequences } from '../react/prompt.js';
 import type { Tool } from '../tools/types.js';
-import { estimateTokens, fitEntries, knownContextWindow } from './context.js';
+import { estimateTokens, knownContextWindow } from './context.js';
 import { type Conversation, earlierMessages } from './conversation.js';
 import { AgentConfigError } from './errors.js';
 import {
@@ -38,6 +38,8 @@ export interface RequestPlan {
   earlier: ModelMessage[];
   /** The typed answer's format, when the run has `output`. */
   answer: AnswerFormat | undefined;
+  /** The instructions the system prompt carries (the caller's, plus how to give a typed answer). */
+  instructions: string | undefined;
 }
 
 /**
@@ -67,15 +69,7 @@ export function planRequests(
   checkLimit('maxAnswerCorrections', options.maxAnswerCorrections);
   const answer = answerFormat(options, tools, native);
   const instructions = answerInstructions(options.instructions, answer, native, labels);
-  const systemPrompt = native
-    ? renderNativeSystemPrompt({ instructions, answerLabel: primaryLabels(labels).answer })
-    : renderSystemPrompt({
-        tools,
-        labels,
-        instructions,
-        examples: options.examples,
-        contentLanguage: options.contentLanguage,
-      });
+  const systemPrompt = renderPlanSystemPrompt(native, options, labels, tools, instructions);
   const contextWindowTokens =
     options.contextWindowTokens ?? model.contextWindowTokens ?? knownContextWindow(model.id);
   const l = primaryLabels(labels);
@@ -94,7 +88,41 @@ export function planRequests(
     question: conversation.question,
     earlier: earlierMessages(conversation.earlier, labels, options.earlierTrajectories === 'summary'),
     answer,
+    instructions,
   };
+}
+
+/** The system prompt for `tools` (text mode lists them; native mode sends them as functions). */
+function renderPlanSystemPrompt(
+  native: boolean,
+  options: AgentOptions,
+  labels: LabelSet,
+  tools: readonly Tool[],
+  instructions: string | undefined,
+): string {
+  return native
+    ? renderNativeSystemPrompt({ instructions, answerLabel: primaryLabels(labels).answer })
+    : renderSystemPrompt({
+        tools,
+        labels,
+        instructions,
+        examples: options.examples,
+        contentLanguage: options.contentLanguage,
+      });
+}
+
+/**
+ * The system prompt of one step whose `prepareStep` offered only `tools` or added `extraInstructions`
+ * (appended after the run's own instructions).
+ */
+export function stepSystemPrompt(
+  plan: RequestPlan,
+  options: AgentOptions,
+  tools: readonly Tool[],
+  extraInstructions: string | undefined,
+): string {
+  const instructions = [plan.instructions, extraInstructions].filter((s) => s?.trim()).join('\n\n');
+  return renderPlanSystemPrompt(plan.native, options, plan.labels, tools, instructions || undefined);
 }
 
 /** @throws {AgentConfigError} unless `value` is undefined or a whole number of at least 1. */
@@ -104,37 +132,29 @@ function checkLimit(name: string, value: number | undefined): void {
   }
 }
 
-/** The request for the next model call. */
+/**
+ * The request for the next model call, rendered from all of `steps` as they are. Keeping it inside the
+ * context window is the compaction strategy's job (`compaction.ts`), which renders shortened steps with
+ * {@link renderStepMessages}.
+ */
 export function buildRequest(
   plan: RequestPlan,
   options: AgentOptions & { tools: readonly Tool[] },
   steps: readonly Step[],
   sendStop: boolean,
 ): ModelRequest {
-  const fitted = fitSteps(plan, options, steps);
   const settings = {
     temperature: options.temperature ?? 0,
     ...(options.maxOutputTokens !== undefined && { maxOutputTokens: options.maxOutputTokens }),
     ...(options.signal && { signal: options.signal }),
     ...(options.promptCaching === false && { promptCaching: false }),
   };
+  const messages = renderStepMessages(plan, steps);
   if (plan.native) {
-    const questionLine = `${primaryLabels(plan.labels).question}: ${plan.question}`;
-    const messages = renderNativeMessages(plan.systemPrompt, questionLine, fitted);
-    // Earlier turns go between the system prompt and the question, as conversation.
-    messages.splice(1, 0, ...plan.earlier);
     const tools = toolDefinitions(options.tools);
     if (plan.answer) tools.push(finalAnswerDefinition(plan.answer));
     return { ...settings, messages, tools };
   }
-  const entries = fitted.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
-  const messages: ModelMessage[] = renderMessages({
-    systemPrompt: plan.systemPrompt,
-    question: plan.question,
-    labels: plan.labels,
-    entries,
-  });
-  messages.splice(1, 0, ...plan.earlier);
   return {
     ...settings,
     messages,
@@ -143,17 +163,37 @@ export function buildRequest(
   };
 }
 
-/** Steps with the oldest observations shortened when the transcript would not fit the context window. */
-function fitSteps(plan: RequestPlan, options: AgentOptions, steps: readonly Step[]): readonly Step[] {
-  if (plan.contextWindowTokens === undefined) return steps;
+/**
+ * The messages for `steps`: the system prompt, earlier turns of the conversation, the question, then each
+ * step (text mode: its turn and `Observation:`; native mode: its tool calls and their results).
+ */
+export function renderStepMessages(plan: RequestPlan, steps: readonly Step[]): ModelMessage[] {
+  let messages: ModelMessage[];
+  if (plan.native) {
+    const questionLine = `${primaryLabels(plan.labels).question}: ${plan.question}`;
+    messages = renderNativeMessages(plan.systemPrompt, questionLine, steps);
+  } else {
+    const entries = steps.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
+    messages = renderMessages({
+      systemPrompt: plan.systemPrompt,
+      question: plan.question,
+      labels: plan.labels,
+      entries,
+    });
+  }
+  // Earlier turns go between the system prompt and the question, as conversation.
+  messages.splice(1, 0, ...plan.earlier);
+  return messages;
+}
+
+/**
+ * Tokens the steps' transcript may take: the context window minus the system prompt, the earlier turns,
+ * the question and room for the reply (`maxOutputTokens`, else 1024). `undefined` when the window is unknown.
+ */
+export function transcriptBudgetTokens(plan: RequestPlan, options: AgentOptions): number | undefined {
+  if (plan.contextWindowTokens === undefined) return undefined;
   const earlier = plan.earlier.map((m) => m.content).join('\n');
   const reserved =
     estimateTokens(plan.systemPrompt + earlier + plan.question) + (options.maxOutputTokens ?? 1024);
-  const entries = steps.map((s) => ({ modelText: s.transcriptText, observation: s.observation?.text }));
-  const fitted = fitEntries(entries, plan.contextWindowTokens - reserved);
-  return steps.map((step, i) => {
-    const text = fitted[i]?.observation;
-    if (!step.observation || text === undefined || text === step.observation.text) return step;
-    return { ...step, observation: { ...step.observation, text } };
-  });
+  return plan.contextWindowTokens - reserved;
 }

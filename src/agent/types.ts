@@ -12,6 +12,7 @@ import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import type { AgentMessage } from './conversation.js';
+import type { OnStepEndFunction, PrepareStepFunction } from './hook-types.js';
 import type { AnswerCheck, OutputSchema } from './output.js';
 
 /** A tool call waiting for a person's (or a policy's) decision. */
@@ -307,11 +308,34 @@ export interface AgentOptions<O = unknown> {
   /** Language for the content of thoughts and answers when the labels stay English, e.g. `'Portuguese'`. */
   contentLanguage?: string;
   /**
-   * The model's context window in tokens. When the transcript would not fit, the oldest observations are
-   * shortened to a marker (never the system prompt, the question or the latest step).
+   * The model's context window in tokens. When the transcript would not fit, the `compaction` strategy
+   * shortens it (by default the oldest observations become a marker; never the system prompt, the
+   * question or the latest step).
    * @default the model's `contextWindowTokens`, else a known value for the model id, else no limit
    */
   contextWindowTokens?: number;
+  /**
+   * How the transcript is kept inside `contextWindowTokens`: a {@link PrepareStepFunction} that runs
+   * before each model call, ahead of `prepareStep`. `markerCompaction()` shortens the oldest observations
+   * to a marker; `summaryCompaction({ model })` replaces old observations with a summary that model
+   * writes. `false` sends every step whole (a call may then pass the window).
+   * @default markerCompaction()
+   */
+  compaction?: PrepareStepFunction | false;
+  /**
+   * Changes the next model call: the model, the tools offered (`activeTools`), extra `instructions`, the
+   * `messages`, `temperature`, `maxOutputTokens`, for that call only (the AI SDK's `prepareStep`). Runs
+   * before every model call, after `compaction`. A throw ends the run with status `error` and
+   * `error: 'prepareStep failed: <message>'`.
+   * @default undefined (every call as the options say)
+   */
+  prepareStep?: PrepareStepFunction;
+  /**
+   * Observes each finished step (the `step-end` event's step) before the next model call; the run waits
+   * for it. A throw does not break the run: it is reported as a `hook-error` event.
+   * @default undefined
+   */
+  onStepEnd?: OnStepEndFunction;
   /**
    * Let the provider's prompt cache serve the part of each request that the previous one already sent:
    * Anthropic requests carry cache breakpoints (the system prompt and the newest message); OpenAI and
@@ -477,6 +501,21 @@ export type AgentEvent =
   | { type: 'step-end'; step: Step }
   /** The run pauses for approvals (status `paused`); `run-end` follows with the same `pending` and `state`. */
   | { type: 'run-pause'; pending: PendingApprovalRequest[]; state: RunState }
+  /**
+   * A model call a hook made through `generate` (e.g. `summaryCompaction`'s summary), counted in the run's
+   * usage and cost; `purpose` is the hook's name for it.
+   */
+  | {
+      type: 'hook-model-end';
+      step: number;
+      modelId: string;
+      text: string;
+      usage: ModelUsage;
+      purpose?: string;
+      costUsd?: number;
+    }
+  /** An observer (`onStepEnd`) threw; the run went on. */
+  | { type: 'hook-error'; step: number; hook: 'onStepEnd'; error: string }
   | { type: 'run-end'; result: RunResult };
 
 /**

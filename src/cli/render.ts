@@ -120,6 +120,12 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         write(pc.yellow(`(${safeText(what)}; trying ${safeText(event.toModelId)})`));
         break;
       }
+      case 'hook-model-end':
+        write(pc.dim(`(${safeText(event.purpose ?? 'hook')} written by ${safeText(event.modelId)})`));
+        break;
+      case 'hook-error':
+        write(pc.yellow(`(${event.hook} failed: ${safeText(event.error)}; the run goes on)`));
+        break;
       case 'tool-end':
       case 'approval-start':
       case 'invented-observation':

@@ -155,6 +155,8 @@ class SpanRecorder {
       case 'model-delta':
       case 'reasoning-delta':
       case 'model-fallback':
+      case 'hook-model-end':
+      case 'hook-error':
       case 'invented-observation':
       case 'approval-start':
       case 'approval-end':

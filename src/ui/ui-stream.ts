@@ -43,6 +43,8 @@ export type TaoloopDataParts = {
    * `createAgentUIStreamResponse` resumes from when `useChat` sends the approval responses back.
    */
   'run-pause': { pending: PendingApprovalRequest[]; state: RunState };
+  /** An observer (`onStepEnd`) threw; the run went on. */
+  'hook-error': { step: number; hook: 'onStepEnd'; error: string };
   /** How the run ended: always the last data part of a run. */
   stop: TaoloopStopData;
 };
@@ -194,6 +196,12 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       const { type: _type, ...data } = event;
       return [{ type: 'data-model-fallback', data }];
     }
+    case 'hook-error': {
+      const { type: _type, ...data } = event;
+      return [{ type: 'data-hook-error', data }];
+    }
+    case 'hook-model-end':
+      return [];
     case 'approval-start': {
       const id = toolCallId(event.step);
       return [

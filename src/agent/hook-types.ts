@@ -1,0 +1,86 @@
+/**
+ * The types of the step hooks (`prepareStep`, `onStepEnd`, compaction strategies); `hooks.ts` runs them.
+ *
+ * @module
+ */
+import type { Model, ModelMessage, ModelRequest, ModelResponse } from '../models/types.js';
+import type { Tool } from '../tools/types.js';
+import type { Step } from './types.js';
+
+/** What a {@link PrepareStepFunction} gets: the step about to be made and what it will send. */
+export interface PrepareStepOptions {
+  /** The step about to be made, 1-based as in events and `Step.index` (the AI SDK's `stepNumber` + 1). */
+  step: number;
+  /** The steps finished so far. The loop's own list: read it, do not change it. */
+  steps: readonly Step[];
+  /** The model that will be called (the run's `model`). */
+  model: Model;
+  /**
+   * The messages that will be sent, system prompt first: after the compaction strategy when a hook runs
+   * after it. Return a changed copy as `messages` to send something else.
+   */
+  messages: ModelMessage[];
+  /** The tools offered to this step (all of the run's tools unless an earlier hook narrowed them). */
+  tools: readonly Tool[];
+  /**
+   * Tokens the steps' transcript may take in this call: the context window (`contextWindowTokens`) minus
+   * the system prompt, the earlier conversation, the question and room for the reply (`maxOutputTokens`,
+   * else 1024), estimated at 4 characters a token. `undefined` when the context window is unknown.
+   */
+  transcriptBudgetTokens: number | undefined;
+  /** True for the last call without tools that `forceFinalAnswer` asks for. */
+  forced: boolean;
+  /** Aborted when the run is (caller's signal, `timeoutMs`). */
+  signal?: AbortSignal | undefined;
+  /**
+   * Renders the messages of a changed step list (e.g. steps with shortened observations) the way the run
+   * renders its own: same system prompt, conversation, question and mode.
+   */
+  renderMessages(steps: readonly Step[]): ModelMessage[];
+  /**
+   * Calls a model for the hook (e.g. to write a summary): through the run's journal (a durable or resumed
+   * run does not repeat it), counted in the run's usage, cost and budgets, and reported as a
+   * `hook-model-end` event. `purpose` names the call in that event.
+   * @throws what the model throws.
+   */
+  generate(model: Model, request: ModelRequest, purpose?: string): Promise<ModelResponse>;
+}
+
+/**
+ * What a {@link PrepareStepFunction} changes for this step only; a field left out (or `undefined` returned)
+ * keeps the run's setting.
+ */
+export interface PrepareStepResult {
+  /** The model for this call; `fallbackModels` still follow it. In native mode it must call tools. */
+  model?: Model;
+  /**
+   * Names of the tools offered in this step (the AI SDK's `activeTools`). Text mode renders the system
+   * prompt again listing only these; native mode sends only these functions. A call to another tool is
+   * answered as an unknown tool.
+   * @throws (as a `prepareStep` failure) for a name that is not one of the run's tools.
+   */
+  activeTools?: readonly string[];
+  /** Instructions added to the system prompt for this step, after the run's `instructions`. */
+  instructions?: string;
+  /** The whole message list to send instead (system prompt first). */
+  messages?: ModelMessage[];
+  /** Sampling temperature for this call. */
+  temperature?: number;
+  /** Cap on output tokens for this call. */
+  maxOutputTokens?: number;
+}
+
+/**
+ * Changes the next model call. Runs before every model call of a run (the forced last one too), after the
+ * run's compaction strategy. A throw (or rejection) ends the run with status `error` and
+ * `error: 'prepareStep failed: <message>'`.
+ */
+export type PrepareStepFunction = (
+  options: PrepareStepOptions,
+) => PrepareStepResult | undefined | Promise<PrepareStepResult | undefined>;
+
+/**
+ * Observes a finished step (the same object as the `step-end` event's), before the next model call. The
+ * run waits for it; a throw (or rejection) does not change the run: it is reported as a `hook-error` event.
+ */
+export type OnStepEndFunction = (step: Step) => void | Promise<void>;

@@ -1,0 +1,203 @@
+/**
+ * Step hooks: `prepareStep` may change the next model call (model, tools offered, extra instructions, the
+ * messages, sampling settings), after the run's compaction strategy (itself a `prepareStep` function, see
+ * `compaction.ts`); `onStepEnd` observes each finished step. Shapes follow the AI SDK's `prepareStep` and
+ * `onStepFinish` (https://ai-sdk.dev/docs/agents/loop-control) where they fit the ReAct loop.
+ *
+ * @module
+ */
+import type { Model, ModelRequest } from '../models/types.js';
+import { createToolRouter, type ToolRouter } from '../tools/router.js';
+import type { Tool } from '../tools/types.js';
+import { errorMessage } from '../util/own.js';
+import { journalOf } from './act.js';
+import type { Budget } from './budget.js';
+import { markerCompaction } from './compaction.js';
+import { forceAnswerRequest } from './final-answer.js';
+import type {
+  OnStepEndFunction,
+  PrepareStepFunction,
+  PrepareStepOptions,
+  PrepareStepResult,
+} from './hook-types.js';
+import {
+  buildRequest,
+  type RequestPlan,
+  renderStepMessages,
+  stepSystemPrompt,
+  transcriptBudgetTokens,
+} from './request.js';
+import type { AgentEvent, AgentOptions, Step } from './types.js';
+
+export type { OnStepEndFunction, PrepareStepFunction, PrepareStepOptions, PrepareStepResult };
+
+/** The model call a step will make, as the hooks left it. */
+export interface PreparedCall {
+  request: ModelRequest;
+  /** The models to try in order: the step's model, then `fallbackModels`. */
+  models: readonly Model[];
+  /** The tools this step offers (the run's router unless `activeTools` narrowed them). */
+  router: ToolRouter;
+}
+
+/** What {@link prepareCall} needs from the loop. */
+export interface PrepareContext {
+  plan: RequestPlan;
+  options: AgentOptions & { tools: readonly Tool[] };
+  router: ToolRouter;
+  budget: Budget;
+  step: number;
+  steps: readonly Step[];
+  sendStop: boolean;
+  forced: boolean;
+}
+
+/**
+ * Builds the step's request and passes it through the compaction strategy, then `prepareStep`. Yields a
+ * `hook-model-end` event for each model call a hook made.
+ *
+ * @throws {Error} `prepareStep failed: ...` (or `compaction failed: ...`) when a hook throws or returns
+ * something that cannot be used.
+ */
+export async function* prepareCall(context: PrepareContext): AsyncGenerator<AgentEvent, PreparedCall> {
+  const { plan, options, step, steps } = context;
+  const request = buildRequest(plan, options, steps, context.sendStop);
+  const prepared: PreparedCall = {
+    request,
+    models: [options.model, ...(options.fallbackModels ?? [])],
+    router: context.router,
+  };
+  const events: AgentEvent[] = [];
+  let calls = 0;
+  const args = (): PrepareStepOptions => ({
+    step,
+    steps,
+    model: options.model,
+    messages: request.messages,
+    tools: prepared.router.tools,
+    transcriptBudgetTokens: transcriptBudgetTokens(plan, options),
+    forced: context.forced,
+    ...(options.signal && { signal: options.signal }),
+    renderMessages: (changed) => renderStepMessages(plan, changed),
+    generate: async (model, hookRequest, purpose) => {
+      calls += 1;
+      const name = `step-${step}-hook-${calls}`;
+      const response = await journalOf(options)(name, () =>
+        model.generate({ ...hookRequest, ...(options.signal && { signal: options.signal }) }),
+      );
+      const costUsd = context.budget.record(hookRequest, response.usage, response.text, model.id);
+      events.push({
+        type: 'hook-model-end',
+        step,
+        modelId: model.id,
+        text: response.text,
+        usage: response.usage,
+        ...(purpose !== undefined && { purpose }),
+        ...(costUsd !== undefined && { costUsd }),
+      });
+      return response;
+    },
+  });
+  const compaction = options.compaction === undefined ? markerCompaction() : options.compaction;
+  if (compaction) {
+    const changes = await runHook('compaction', compaction, args());
+    yield* events.splice(0);
+    if (changes?.messages) request.messages = changes.messages;
+  }
+  if (context.forced) forceAnswerRequest(request, plan.labels, plan.answer);
+  if (options.prepareStep) {
+    const changes = await runHook('prepareStep', options.prepareStep, args());
+    yield* events.splice(0);
+    if (changes) applyChanges(prepared, changes, context);
+  }
+  return prepared;
+}
+
+/** Calls a hook; its throw becomes an error naming the hook. */
+async function runHook(
+  name: 'compaction' | 'prepareStep',
+  hook: PrepareStepFunction,
+  args: PrepareStepOptions,
+): Promise<PrepareStepResult | undefined> {
+  try {
+    const changes = await hook(args);
+    if (changes !== undefined && (typeof changes !== 'object' || changes === null))
+      throw new Error(`it returned ${typeof changes}, not an object or undefined`);
+    return changes;
+  } catch (error) {
+    throw new Error(`${name} failed: ${errorMessage(error)}`);
+  }
+}
+
+/** Applies what `prepareStep` returned to the step's call. @throws {Error} for unusable changes. */
+function applyChanges(prepared: PreparedCall, changes: PrepareStepResult, context: PrepareContext): void {
+  const { request } = prepared;
+  const { plan, options } = context;
+  const fail = (problem: string) => new Error(`prepareStep failed: ${problem}`);
+  if (changes.messages) {
+    if (!Array.isArray(changes.messages)) throw fail('messages must be an array of messages');
+    request.messages = changes.messages;
+  }
+  if (changes.model) {
+    if (plan.native && !changes.model.supportsToolCalls)
+      throw fail(`the model ${changes.model.id} cannot call tools, and this run is in native mode`);
+    prepared.models = [changes.model, ...(options.fallbackModels ?? [])];
+  }
+  if (changes.temperature !== undefined) request.temperature = changes.temperature;
+  if (changes.maxOutputTokens !== undefined) request.maxOutputTokens = changes.maxOutputTokens;
+  if (changes.activeTools === undefined && changes.instructions === undefined) return;
+  let tools = options.tools;
+  if (changes.activeTools !== undefined) {
+    const names = changes.activeTools;
+    const unknown = names.filter((name) => !context.router.names.includes(name));
+    if (unknown.length)
+      throw fail(
+        `activeTools names ${unknown.join(', ')}, not a tool of this run (${context.router.names.join(', ')})`,
+      );
+    tools = options.tools.filter((tool) => names.includes(tool.name));
+    prepared.router = createToolRouter(tools);
+    if (request.tools)
+      request.tools = request.tools.filter((t) => !isRunTool(t.name, options) || names.includes(t.name));
+    if (request.turnFormat) request.turnFormat = { ...request.turnFormat, tools: tools.map((t) => t.name) };
+  }
+  const system = stepSystemPrompt(plan, options, tools, changes.instructions);
+  if (request.messages[0]?.role === 'system')
+    request.messages = [{ role: 'system', content: system }, ...request.messages.slice(1)];
+  else request.messages = [{ role: 'system', content: system }, ...request.messages];
+}
+
+/** True for one of the run's own tools (not the `final_answer` function of a typed answer). */
+function isRunTool(name: string, options: AgentOptions): boolean {
+  return options.tools.some((tool) => tool.name === name);
+}
+
+/**
+ * Passes the loop's events on, calling `onStepEnd` at each `step-end` before passing it on. An observer's
+ * throw is reported as a `hook-error` event after the step's; the run goes on.
+ */
+export async function* observeSteps<R>(
+  loop: AsyncGenerator<AgentEvent, R>,
+  onStepEnd: OnStepEndFunction,
+): AsyncGenerator<AgentEvent, R> {
+  let next = await loop.next();
+  try {
+    while (!next.done) {
+      const event = next.value;
+      let failure: string | undefined;
+      if (event.type === 'step-end') {
+        try {
+          await onStepEnd(event.step);
+        } catch (error) {
+          failure = errorMessage(error);
+        }
+      }
+      yield event;
+      if (failure !== undefined && event.type === 'step-end')
+        yield { type: 'hook-error', step: event.step.index, hook: 'onStepEnd', error: failure };
+      next = await loop.next();
+    }
+    return next.value;
+  } finally {
+    if (!next.done) await loop.return(undefined as never);
+  }
+}

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runAgent, streamAgent } from '../../src/agent/loop.js';
+import type { AgentEvent } from '../../src/agent/types.js';
+import type { Model, ModelRequest, ModelResponse } from '../../src/models/types.js';
+import { scriptedModel } from '../../src/testing/scripted-model.js';
+import { calculator } from '../../src/tools/calculator.js';
+import type { Tool } from '../../src/tools/types.js';
+
+const ACTION = 'Thought: add.\nAction: calculator[1 + 1]';
+const ANSWER = 'Thought: done.\nAnswer: 2';
+
+const search: Tool = {
+  name: 'search',
+  description: 'Searches the web.',
+  run: () => 'nothing found',
+};
+
+async function collect(events: AsyncGenerator<AgentEvent, unknown>): Promise<AgentEvent[]> {
+  const seen: AgentEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
+}
+
+test('prepareStep can switch the model, add instructions and set temperature for one step', async () => {
+  const main = scriptedModel([ACTION]);
+  const other = scriptedModel([ANSWER], { id: 'other-model' });
+  const seen: { step: number; steps: number; messages: number }[] = [];
+  const result = await runAgent({
+    model: main,
+    question: '1 + 1?',
+    tools: [calculator],
+    prepareStep: ({ step, steps, messages }) => {
+      seen.push({ step, steps: steps.length, messages: messages.length });
+      if (step === 2) return { model: other, instructions: 'Be brief.', temperature: 0.7 };
+      return undefined;
+    },
+  });
+  assert.equal(result.status, 'answered');
+  assert.equal(result.answer, '2');
+  main.assertAllUsed();
+  other.assertAllUsed();
+  assert.deepEqual(seen, [
+    { step: 1, steps: 0, messages: 2 },
+    { step: 2, steps: 1, messages: 4 },
+  ]);
+  const request = other.requests[0]!;
+  assert.equal(request.temperature, 0.7);
+  assert.match(request.messages[0]!.content, /Be brief\.$/);
+  assert.doesNotMatch(main.requests[0]!.messages[0]!.content, /Be brief/);
+  assert.equal(result.steps[1]!.modelId, 'other-model', 'the step records the model that answered');
+});
+
+test('prepareStep activeTools (text mode): the prompt lists only those tools, another tool is unknown', async () => {
+  let searchRan = false;
+  const tracked: Tool = {
+    ...search,
+    run: () => {
+      searchRan = true;
+      return 'found';
+    },
+  };
+  const model = scriptedModel(['Thought: look.\nAction: search[x]', ANSWER]);
+  const result = await runAgent({
+    model,
+    question: '1 + 1?',
+    tools: [calculator, tracked],
+    prepareStep: () => ({ activeTools: ['calculator'] }),
+  });
+  assert.equal(result.status, 'answered');
+  assert.equal(searchRan, false, 'a tool not offered in the step does not run');
+  const system = model.requests[0]!.messages[0]!.content;
+  assert.match(system, /calculator/);
+  assert.doesNotMatch(system, /search/);
+  assert.deepEqual(model.requests[0]!.turnFormat?.tools, ['calculator']);
+  assert.equal(result.steps[0]!.observation?.ok, false);
+});
+
+test('prepareStep activeTools (native mode): only those functions are sent', async () => {
+  const requests: ModelRequest[] = [];
+  const replies: ModelResponse[] = [
+    {
+      text: '',
+      toolCalls: [{ id: 'c1', name: 'calculator', input: '{"input":"1 + 1"}' }],
+      usage: {},
+      finishReason: 'tool-calls',
+    },
+    { text: 'Answer: 2', usage: {}, finishReason: 'stop' },
+  ];
+  const model: Model = {
+    id: 'native',
+    supportsToolCalls: true,
+    async generate(request) {
+      requests.push(request);
+      return replies[requests.length - 1]!;
+    },
+  };
+  const result = await runAgent({
+    model,
+    mode: 'native',
+    question: '1 + 1?',
+    tools: [calculator, search],
+    prepareStep: ({ step }) => (step === 1 ? { activeTools: ['calculator'] } : undefined),
+  });
+  assert.equal(result.status, 'answered');
+  assert.deepEqual(
+    requests.map((r) => r.tools?.map((t) => t.name)),
+    [['calculator'], ['calculator', 'search']],
+  );
+  assert.equal(result.steps[0]!.observation?.text, '2');
+});
+
+test('prepareStep can replace the messages the model is sent', async () => {
+  const model = scriptedModel([ANSWER]);
+  await runAgent({
+    model,
+    question: '1 + 1?',
+    tools: [calculator],
+    prepareStep: ({ messages }) => ({
+      messages: [...messages, { role: 'user', content: 'Remember: answer in one word.' }],
+    }),
+  });
+  assert.equal(model.requests[0]!.messages.at(-1)!.content, 'Remember: answer in one word.');
+});
+
+test('a prepareStep that throws ends the run with error before the model is called', async () => {
+  const model = scriptedModel([]);
+  const result = await runAgent({
+    model,
+    question: '1 + 1?',
+    tools: [calculator],
+    prepareStep: () => {
+      throw new Error('no route for this step');
+    },
+  });
+  assert.equal(result.status, 'error');
+  assert.equal(result.error, 'prepareStep failed: no route for this step');
+  assert.equal(model.requests.length, 0);
+});
+
+test('prepareStep naming an unknown tool in activeTools ends the run with error saying so', async () => {
+  const result = await runAgent({
+    model: scriptedModel([]),
+    question: '1 + 1?',
+    tools: [calculator],
+    prepareStep: async () => ({ activeTools: ['calculater'] }),
+  });
+  assert.equal(result.status, 'error');
+  assert.match(
+    result.error ?? '',
+    /^prepareStep failed: activeTools names calculater, not a tool of this run/,
+  );
+});
+
+test('onStepEnd sees every finished step before the next model call', async () => {
+  const order: string[] = [];
+  const model = scriptedModel([
+    (request) => {
+      order.push(`model ${request.messages.length}`);
+      return ACTION;
+    },
+    (request) => {
+      order.push(`model ${request.messages.length}`);
+      return ANSWER;
+    },
+  ]);
+  const result = await runAgent({
+    model,
+    question: '1 + 1?',
+    tools: [calculator],
+    onStepEnd: async (step) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      order.push(`step ${step.index} ${step.turn.type}`);
+    },
+  });
+  assert.equal(result.status, 'answered');
+  assert.deepEqual(order, ['model 2', 'step 1 action', 'model 4', 'step 2 answer']);
+});
+
+test('an onStepEnd that throws does not break the run: a hook-error event says so', async () => {
+  const events = await collect(
+    streamAgent({
+      model: scriptedModel([ACTION, ANSWER]),
+      question: '1 + 1?',
+      tools: [calculator],
+      onStepEnd: (step) => {
+        if (step.index === 1) throw new Error('metrics store down');
+      },
+    }),
+  );
+  const errors = events.filter((e) => e.type === 'hook-error');
+  assert.deepEqual(errors, [{ type: 'hook-error', step: 1, hook: 'onStepEnd', error: 'metrics store down' }]);
+  const end = events.at(-1);
+  assert.equal(end?.type === 'run-end' && end.result.status, 'answered');
+  // The hook error comes right after the step it concerns.
+  const at = events.findIndex((e) => e.type === 'hook-error');
+  assert.equal(events[at - 1]?.type, 'step-end');
+});

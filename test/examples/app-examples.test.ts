@@ -1,9 +1,12 @@
 /**
- * The README's three app examples run, each against a local OpenAI-compatible test server (they import
+ * The README's app examples run, each against a local OpenAI-compatible test server (they import
  * `taoloop`, which tsconfig's `paths` maps to the source, so they are type-checked by `npm run typecheck`).
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 
@@ -12,8 +15,9 @@ function runExample(
   file: string,
   env: Record<string, string>,
   done?: (stdout: string) => boolean,
+  args: string[] = [],
 ): Promise<{ stdout: string; child: ChildProcess; code: number | null }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -50,6 +54,39 @@ test('examples/app/follow-ups.ts: the follow-up carries the first turn', async (
   assert.equal(stdout, 'first: 240 USD\nsecond: 1680 USD\nturns: 4\n');
   const followUp = fake.requests[2]!.messages.map((m) => m.content);
   assert.ok(followUp.includes('Answer: 240 USD'));
+});
+
+test('examples/app/session.ts: the session sends the first turn with the follow-up and keeps both on disk', async (t) => {
+  const fake = await startFakeOpenAI({
+    replies: [
+      'Thought: 12 months.\nAction: calculator[20 * 12]',
+      'Thought: done\nAnswer: 240 USD',
+      'Thought: seven seats\nAction: calculator[240 * 7]',
+      'Thought: done\nAnswer: 1680 USD',
+    ],
+  });
+  t.after(() => fake.close());
+  const folder = await mkdtemp(join(tmpdir(), 'taoloop-session-example-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  const { stdout } = await runExample(
+    'examples/app/session.ts',
+    {
+      TAOLOOP_MODEL: `openai-compatible:${fake.baseURL}#fake`,
+    },
+    undefined,
+    [folder],
+  );
+  assert.equal(stdout, 'first: 240 USD\nsecond: 1680 USD\nturns kept: 4\n');
+  assert.deepEqual(
+    fake.requests[2]!.messages.slice(1).map((m) => m.content),
+    [
+      'Question: Brightgrid Pro is 20 USD per seat a month. Price per seat per year?',
+      'Answer: 240 USD',
+      'Question: And for 7 seats a year?',
+    ],
+  );
+  const traces = (await readdir(folder)).filter((name) => name.endsWith('.jsonl'));
+  assert.equal(traces.length, 2);
 });
 
 test('examples/app/typed-answer.ts: the typed total', async (t) => {

@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
-import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
+import { defineTool } from '../../src/tools/define.js';
+import { type AgentUIStreamResponseOptions, createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { browserProblem, launchChromium } from '../web/helpers.js';
 
@@ -55,15 +56,21 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
   res.end();
 }
 
-/** The app: `/` is the page, `/api/chat` the route handler. */
-async function startApp(fake: FakeOpenAI): Promise<{ url: string; server: Server }> {
+/** The app: `/` is the page, `/api/chat` the route handler (the calculator, and `extra` options). */
+async function startApp(
+  fake: FakeOpenAI,
+  extra: Partial<AgentUIStreamResponseOptions> = {},
+): Promise<{ url: string; server: Server }> {
   const script = await bundlePage();
   const model = await resolveModelSpec(`openai-compatible:${fake.baseURL}#fake`, {});
   const server = createServer((req, res) => {
     void (async () => {
       if (req.method === 'POST' && req.url === '/api/chat') {
         const request = await toRequest(req, res, 'http://127.0.0.1');
-        await sendResponse(await createAgentUIStreamResponse({ model, tools: [calculator], request }), res);
+        await sendResponse(
+          await createAgentUIStreamResponse({ model, tools: [calculator], ...extra, request }),
+          res,
+        );
       } else if (req.url === '/app.js') {
         res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
       } else {
@@ -136,6 +143,58 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
       ['assistant', 'Answer: 240 USD'],
       ['user', 'Question: And for 7 seats?'],
     ]);
+    assert.deepEqual(problems, []);
+  });
+
+  test('a tool call needing approval pauses the run; Approve in the page resumes it into the same message', async (t) => {
+    const fake = await startFakeOpenAI({
+      replies: [
+        'Thought: I will email Ann.\nAction: send_email[ann@example.com]',
+        'Thought: Sent.\nAnswer: Ann has it.',
+      ],
+    });
+    const sent: string[] = [];
+    const sendEmail = defineTool({
+      name: 'send_email',
+      description: 'Sends an email.',
+      input: 'text',
+      effects: 'external',
+      run: (to) => {
+        sent.push(to);
+        return `sent to ${to}`;
+      },
+    });
+    const app = await startApp(fake, {
+      tools: [sendEmail],
+      pauseForApproval: true,
+      secret: 'the secret of this test, 32 chars or more',
+    });
+    t.after(async () => {
+      await new Promise((resolve) => app.server.close(resolve));
+      await fake.close();
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(app.url);
+
+    await page.getByLabel('Message').fill('Email Ann.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const message = page.locator('li.message.assistant').nth(0);
+    await message.getByRole('button', { name: 'Approve' }).waitFor();
+    assert.equal(await message.locator('.tool').getAttribute('data-state'), 'approval-requested');
+    assert.match((await message.locator('pre.data-stop').textContent()) ?? '', /"status":"paused"/);
+    assert.deepEqual(sent, []);
+    assert.equal(fake.requests.length, 1);
+
+    await message.getByRole('button', { name: 'Approve' }).click();
+    await message.locator('p.text').waitFor();
+    assert.equal(await message.locator('p.text').textContent(), 'Ann has it.');
+    assert.equal(await message.locator('.tool').getAttribute('data-state'), 'output-available');
+    assert.equal(await message.locator('.tool output').textContent(), 'sent to ann@example.com');
+    assert.equal(await page.locator('li.message.assistant').count(), 1, 'the answer joined the same message');
+    assert.deepEqual(sent, ['ann@example.com'], 'the tool ran once, after the approval');
+    assert.equal(fake.requests.length, 2, 'the resume made one new model call, none again');
     assert.deepEqual(problems, []);
   });
 });

@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { spawnPty } from '../helpers/pty.js';
+import { tempDir } from '../helpers/temp.js';
 import { cliEnv } from './support.js';
 
 const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
 let project: string;
 
 before(async () => {
-  project = await mkdtemp(join(tmpdir(), 'taoloop-approval-'));
+  project = tempDir('taoloop-approval-');
   await writeFile(
     join(project, 'math.test.js'),
     "import test from 'node:test';\ntest('adds', () => { if (1 + 1 !== 2) throw new Error('bad'); });\n",

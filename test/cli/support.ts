@@ -3,16 +3,15 @@
  * test writes to the real home), the built binary spawned with a handle (for signals), and traces read back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv, ROOT } from '../helpers/cli.js';
+import { tempDir as newTempDir } from '../helpers/temp.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
 
-/** A new temp folder. */
-export const tempDir = (prefix = 'taoloop-cli-') => mkdtempSync(join(tmpdir(), prefix));
+/** A new temp folder, removed when the test file's process exits. */
+export const tempDir = (prefix = 'taoloop-cli-') => newTempDir(prefix);
 
 /** `cleanEnv` plus a fresh `TAOLOOP_CACHE_DIR`; returns the env and the runs folder it implies. */
 export function cliEnv(extra: Record<string, string> = {}): { env: NodeJS.ProcessEnv; runs: string } {

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
@@ -12,6 +10,7 @@ import { observationLines } from '../../src/cli/render.js';
 import { safeText } from '../../src/cli/safe-text.js';
 import { createSpinner, spinnerEnabled } from '../../src/cli/spinner.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
+import { tempDir } from '../helpers/temp.js';
 import { plain } from './support.js';
 
 test('--timeout accepts 90s, 2m, 500ms, 1.5h or plain seconds', () => {
@@ -74,7 +73,7 @@ test('the spinner draws only on terminals outside CI, and clears its line when s
 });
 
 test('a crash while a run streams leaves a readable trace ending with a run-error line', async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'taoloop-crash-')), 'crash.jsonl');
+  const file = join(tempDir('taoloop-crash-'), 'crash.jsonl');
   async function* crashing(): AsyncGenerator<AgentEvent> {
     yield { type: 'run-start', question: 'q', modelId: 'm', tools: [], systemPrompt: 'p' };
     yield { type: 'model-start', step: 1 };

@@ -5,13 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { tempDir } from '../helpers/temp.js';
 import { oracleAnswers } from './helpers/oracle-model.js';
 
 const child = fileURLToPath(new URL('./helpers/cli-child.ts', import.meta.url));
@@ -37,7 +37,7 @@ describe('taoloop eval', () => {
       failWhen: () => ({ status: 400, message: 'model not found' }),
     });
     try {
-      const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-fail-'));
+      const out = tempDir('taoloop-eval-fail-');
       const result = await taoloop([
         ...[
           '--dataset',
@@ -60,7 +60,7 @@ describe('taoloop eval', () => {
     const server = await startFakeOpenAI({ replies: ['Answer: x', 'Answer: x'], responseDelayMs: 20_000 });
     try {
       for (const how of ['flag', 'env'] as const) {
-        const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-timeout-'));
+        const out = tempDir('taoloop-eval-timeout-');
         const args = [
           ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'cot'],
           ...['--prompts', fixture('eval-prompts.json'), '--limit', '1', '--out', out],
@@ -99,7 +99,7 @@ describe('taoloop eval', () => {
       usage: { promptTokens: 50, completionTokens: 5 },
     });
     try {
-      const out = mkdtempSync(join(tmpdir(), 'taoloop-eval-cli-'));
+      const out = tempDir('taoloop-eval-cli-');
       const args = [
         '--dataset',
         fixture('eval-qa.jsonl'),
@@ -140,7 +140,7 @@ describe('taoloop eval', () => {
     test(`${signal} keeps the finished results, exits 1, and a rerun finishes the rest`, async () => {
       const server = await startFakeOpenAI({ replies: () => 'Answer: London', responseDelayMs: 150 });
       try {
-        const out = mkdtempSync(join(tmpdir(), 'taoloop-sigint-'));
+        const out = tempDir('taoloop-sigint-');
         const results = join(out, 'results.jsonl');
         const args = [
           ...['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'standard', '--concurrency', '1'],
@@ -180,7 +180,7 @@ describe('taoloop eval', () => {
   }
 
   test('--replay-trajectories prints both scores and the runs that changed', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'taoloop-replay-cli-'));
+    const out = tempDir('taoloop-replay-cli-');
     const result = await taoloop([
       '--replay-trajectories',
       fixture('eval-fever-replay-sample.jsonl'),
@@ -198,7 +198,7 @@ describe('taoloop eval', () => {
   });
 
   test('usage errors exit 2 and say what to change', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'taoloop-usage-'));
+    const out = tempDir('taoloop-usage-');
     const model = ['--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--out', out];
     const noDataset = await taoloop([...model]);
     assert.equal(noDataset.code, 2);
@@ -208,7 +208,7 @@ describe('taoloop eval', () => {
     assert.match(badStrategy.stderr, /unknown strategy "tot"; choose from standard, cot, cot-sc, act, react/);
     if (!existsSync(join(ROOT, '..', 'shared', 'react-data'))) {
       const noData = await taoloop(
-        ['--dataset', 'hotpotqa', '--out', mkdtempSync(join(tmpdir(), 'taoloop-x-')), ...model],
+        ['--dataset', 'hotpotqa', '--out', tempDir('taoloop-x-'), ...model],
         cleanEnv({ TAOLOOP_REACT_DATA: '/nonexistent/react-data' }),
       );
       assert.equal(noData.code, 2);

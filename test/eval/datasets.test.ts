@@ -3,20 +3,20 @@
  * present), the user's own JSONL and prompt files, and errors that say what to change.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { EvalConfigError, loadDataset, resolveDataDir } from '../../src/eval/datasets.js';
 import { agentPrompt, loadPrompts } from '../../src/eval/prompts.js';
 import { skipUnless } from '../helpers/require.js';
+import { tempDir } from '../helpers/temp.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const shared = fileURLToPath(new URL('../../../shared/react-data', import.meta.url));
 const hasShared = existsSync(shared);
 const write = (name: string, text: string) => {
-  const file = join(mkdtempSync(join(tmpdir(), 'taoloop-data-')), name);
+  const file = join(tempDir('taoloop-data-'), name);
   writeFileSync(file, text);
   return file;
 };

@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers/temp.js';
 
 const child = fileURLToPath(new URL('./helpers/eval-child.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -42,7 +42,7 @@ const sortedLines = (file: string) => readFileSync(file, 'utf8').split('\n').fil
 test('SIGKILL mid-run, then a rerun: the same results as an uninterrupted run', {
   timeout: 60_000,
 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'taoloop-kill-'));
+  const dir = tempDir('taoloop-kill-');
   const reference = join(dir, 'reference.jsonl');
   const resumed = join(dir, 'resumed.jsonl');
   const whole = await finish(start(reference, 0));

@@ -5,14 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { ItemResult } from '../../src/eval/types.js';
 import { cleanEnv } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { tempDir } from '../helpers/temp.js';
 import { freePort, startRestate } from '../restate/harness.js';
 import { oracleAnswers } from './helpers/oracle-model.js';
 
@@ -81,7 +81,7 @@ test('eval --restate runs the episodes on a worker and writes the results a loca
     '3',
   ];
 
-  const localDir = mkdtempSync(join(tmpdir(), 'taoloop-eval-local-'));
+  const localDir = tempDir('taoloop-eval-local-');
   const local = await taoloopEval([
     ...common,
     '--model',
@@ -113,7 +113,7 @@ test('eval --restate runs the episodes on a worker and writes the results a loca
     {},
     'registered',
   );
-  const remoteDir = mkdtempSync(join(tmpdir(), 'taoloop-eval-restate-'));
+  const remoteDir = tempDir('taoloop-eval-restate-');
   const remoteArgs = [...common, '--restate', restate.ingressUrl, '--out', remoteDir];
   const remote = await taoloopEval(remoteArgs);
   assert.equal(remote.code, 0, `${remote.stderr}\n${restate.log()}`);
@@ -152,7 +152,7 @@ test('runEval with runPair records the model the runner reports, and stops at a 
   const { runEval } = await import('../../src/eval/runner.js');
   const { loadDataset } = await import('../../src/eval/datasets.js');
   const dataset = loadDataset(fixture('eval-qa.jsonl'));
-  const resultsFile = join(mkdtempSync(join(tmpdir(), 'taoloop-eval-pairs-')), 'results.jsonl');
+  const resultsFile = join(tempDir('taoloop-eval-pairs-'), 'results.jsonl');
   const outcome = (answer: string) => ({
     answer,
     status: 'answered' as const,

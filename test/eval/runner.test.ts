@@ -3,8 +3,7 @@
  * (an abort) keeping what finished, the concurrency limit, and the report built from the results.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { openResultsFile, readResults } from '../../src/eval/results.js';
 import { type EvalOptions, runEval } from '../../src/eval/runner.js';
 import type { Model } from '../../src/models/types.js';
 import { createWikipediaTools, wikipediaCorpus } from '../../src/tools/wikipedia.js';
+import { tempDir } from '../helpers/temp.js';
 import { oracleAnswers, oracleModel } from './helpers/oracle-model.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -36,7 +36,7 @@ function options(resultsFile: string, model: Model, extra: Partial<EvalOptions> 
     ...extra,
   };
 }
-const tempFile = () => join(mkdtempSync(join(tmpdir(), 'taoloop-eval-')), 'results.jsonl');
+const tempFile = () => join(tempDir('taoloop-eval-'), 'results.jsonl');
 
 describe('runEval', () => {
   test('scores every (item, strategy) and appends one line each', async () => {
@@ -137,7 +137,7 @@ describe('runEval', () => {
   });
 
   test('the results folder is made at the first result; a run with nothing to run writes nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'taoloop-eval-'));
+    const dir = tempDir('taoloop-eval-');
     const file = join(dir, 'nested', 'out', 'results.jsonl');
     const empty = await runEval(options(file, oracleModel(answers), { limit: 0 }));
     assert.equal(empty.ran, 0);
@@ -239,7 +239,7 @@ describe('the progress bar', () => {
 
 describe('openResultsFile', () => {
   test('appends after close still land in the file, and leave no descriptor open', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'taoloop-results-'));
+    const dir = tempDir('taoloop-results-');
     const file = join(dir, 'r.jsonl');
     const appender = openResultsFile(file);
     const result = (itemId: string) =>

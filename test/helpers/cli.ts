@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './temp.js';
 
 /** Repository root. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../bin/taoloop.js', import.meta.url));
 
-/** A cache folder for the CLI processes of this test file (runs, search indexes), never the real home. */
-const TEST_CACHE_DIR = mkdtempSync(join(tmpdir(), 'taoloop-test-cache-'));
+/**
+ * A cache folder for the CLI processes of this test file (runs, search indexes), never the real home;
+ * removed when the test file's process exits. Made when first needed.
+ */
+let testCacheDir: string | undefined;
+const cacheDir = () => (testCacheDir ??= tempDir('taoloop-test-cache-'));
 
 /** Environment without any model configuration, so tests never pick up a developer's keys. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -24,7 +26,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     NO_COLOR: '1',
     TAOLOOP_OFFLINE: '1',
     OLLAMA_BASE_URL: 'http://127.0.0.1:9',
-    TAOLOOP_CACHE_DIR: TEST_CACHE_DIR,
+    TAOLOOP_CACHE_DIR: cacheDir(),
     ...extra,
   };
 }

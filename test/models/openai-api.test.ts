@@ -5,8 +5,6 @@
  * ignores stop, a slow server, an aborted run).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
@@ -15,6 +13,7 @@ import { type ResolveModelOptions, resolveModelSpec } from '../../src/models/spe
 import { calculator } from '../../src/tools/calculator.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
 import { type FakeOpenAI, type FakeOpenAIOptions, startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { tempDir } from '../helpers/temp.js';
 
 const ACTION = 'Thought: I need the yearly total.\nAction: calculator[20 * 12 * 7]\nObservation: 9999';
 const ANSWER = 'Thought: The calculator gave the total.\nAnswer: $1,680 per year';
@@ -242,7 +241,7 @@ describe('OpenAI chat completions: retries', () => {
         failWhen: (_, index) => (index >= 1 ? { status: 500, message: 'internal error' } : undefined),
       },
       async (server) => {
-        const file = join(mkdtempSync(join(tmpdir(), 'taoloop-openai-')), 'run.jsonl');
+        const file = join(tempDir('taoloop-openai-'), 'run.jsonl');
         const model = await modelAt(server, { maxRetries: 1 });
         const writer = createTraceWriter(file, { question: QUESTION, modelId: model.id });
         const { result, events } = await run({ model, question: QUESTION, tools: [calculator] });

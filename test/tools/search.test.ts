@@ -13,6 +13,7 @@ import {
 } from '../../src/tools/search.js';
 import { splitPassages } from '../../src/tools/search-text.js';
 import type { Tool } from '../../src/tools/types.js';
+import { tempDir } from '../helpers/temp.js';
 
 const BRIGHTGRID = fileURLToPath(new URL('../../examples/brightgrid', import.meta.url));
 const PRO_PRICE = 'Brightgrid Pro costs $20 per month per developer.';
@@ -204,10 +205,9 @@ describe('splitPassages', () => {
 
 describe('binary documents', () => {
   it('binary files with a text extension are not indexed', async () => {
-    const { mkdtemp, writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
+    const { writeFile } = await import('node:fs/promises');
     const { join } = await import('node:path');
-    const dir = await mkdtemp(join(tmpdir(), 'taoloop-binary-'));
+    const dir = tempDir('taoloop-binary-');
     await writeFile(join(dir, 'notes.md'), 'GLIBC is a C library.');
     await writeFile(
       join(dir, 'ls.txt'),

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
@@ -14,8 +13,9 @@ import type { Tool } from '../../src/tools/types.js';
 import { replayModel } from '../../src/trace/replay-model.js';
 import { createTraceWriter, readTrace, TraceFormatError } from '../../src/trace/trace.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { tempDir } from '../helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'taoloop-replay-'));
+const dir = tempDir('taoloop-replay-');
 let traces = 0;
 
 /** Runs the agent, writing every event to a new trace file; returns the result and the file. */

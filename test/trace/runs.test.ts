@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { findRun, listRuns, newRunFile, runsFolder, summarizeRun } from '../../src/trace/runs.js';
 import { createTraceWriter } from '../../src/trace/trace.js';
+import { tempDir } from '../helpers/temp.js';
 
-const temp = () => mkdtempSync(join(tmpdir(), 'taoloop-runs-'));
+const temp = () => tempDir('taoloop-runs-');
 
 test("runs folder: the project's .taoloop/runs, else TAOLOOP_CACHE_DIR, XDG_CACHE_HOME, ~/.cache", () => {
   const cwd = temp();

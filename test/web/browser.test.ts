@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { tempDir } from '../helpers/temp.js';
 import { browserProblem, launchChromium, startTestPlayground, type TestPlayground } from './helpers.js';
 
 /** Why the browser tests are skipped here, or false (TAOLOOP_REQUIRE_BROWSER=1 turns a skip into a failure). */
@@ -60,7 +60,7 @@ describe('the playground in headless Chromium', { skip }, () => {
 
     const approve = page.getByRole('button', { name: 'Approve' });
     await page.locator('button.approve:enabled').waitFor();
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-playground-'));
+    const dir = tempDir('taoloop-playground-');
     await page.screenshot({ path: path.join(dir, 'waiting-for-approval.png'), fullPage: true });
     assert.deepEqual(await blockKinds(page), [
       'format-error',

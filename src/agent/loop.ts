@@ -10,7 +10,6 @@ import { withTelemetry } from '../telemetry/otel.js';
 import { createToolRouter } from '../tools/router.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
 import { abortedMessage } from '../util/signal.js';
-import { act } from './act.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
@@ -18,7 +17,7 @@ import { type AnsweredBy, callWithFallbacks, usageByModel } from './fallback.js'
 import { finalAnswerTurn } from './final-answer.js';
 import { observeSteps, type PreparedCall, prepareCall } from './hooks.js';
 import { nativeTurn } from './native.js';
-import { actAll } from './native-calls.js';
+import { type ActedStep, actStep } from './native-calls.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { pausable, type ResumeInput } from './pause.js';
 import { RunPaused } from './pause-errors.js';
@@ -26,20 +25,13 @@ import { recordedTurn, recorderOf } from './pause-journal.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests } from './request.js';
 import { maxTurnChars } from './turn-cap.js';
-import {
-  formatErrorObservation,
-  ignoredNote,
-  nativeStepText,
-  readTextStep,
-  unknownToolHint,
-} from './turns.js';
+import { formatErrorObservation, ignoredNote, nativeStepText, readTextStep } from './turns.js';
 import type {
   AgentEvent,
   AgentOptions,
   PendingApprovalRequest,
   RunResult,
   Step,
-  StepObservation,
   StopReason,
 } from './types.js';
 
@@ -301,32 +293,24 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
           formatErrors = 0;
           actionSteps += 1;
           const calls = plan.native ? (response.toolCalls ?? []) : [];
-          let observation: StepObservation;
+          let acted: ActedStep;
           try {
-            if (calls.length > 1) {
-              // Several native calls: each is answered (reads together, side effects one at a time).
-              const [first, ...others] = yield* actAll(calls, index, stepRouter, options);
-              observation = first!.observation;
-              step.otherCalls = others;
-            } else {
-              observation = yield* act(turn, index, stepRouter, options);
-            }
+            // Every native call is answered; unknown-tool hints and repeat notes go on each call that ran.
+            acted = yield* actStep(turn, calls, index, stepRouter, options, { repeats, native: plan.native });
           } catch (error) {
             // A tool call waits for a person (`pauseForApproval`): the run ends here (`pause.ts`).
             if (!(error instanceof RunPaused)) throw error;
             result = finish('paused', { pending: error.pending });
             break;
           }
-          if (!stepRouter.names.includes(turn.tool))
-            observation.text = `${observation.text}\n${unknownToolHint(labels, plan.native)}`;
-          const repeat = repeats.record(turn.tool, turn.input, observation.text);
-          if (repeat.note) observation.text = `${observation.text}\n${repeat.note}`;
+          const { observation } = acted;
+          if (acted.otherCalls) step.otherCalls = acted.otherCalls;
           // Only the first action of a turn runs; the model is told what was not run.
           const ignored = ignoredNote(turn);
           if (ignored) observation.text = `${observation.text}\n${ignored}`;
           step.observation = observation;
           yield { type: 'step-end', step };
-          if (repeat.stop) result = finish('repeated_action');
+          if (acted.stop) result = finish('repeated_action');
           break;
         }
         default:

@@ -1,7 +1,10 @@
 /**
- * Native mode with several tool calls in one step: every call gets a result, never a silent drop. Calls
- * are taken in the order the model made them; consecutive read tools run together (at most
- * `toolConcurrency` at a time), and each tool with side effects runs alone, after its own approval (`act`).
+ * Running a step's action, and native mode's several tool calls in one step: every call gets a result,
+ * never a silent drop. Calls are taken in the order the model made them; consecutive read tools run together
+ * (at most `toolConcurrency` at a time), and each tool with side effects runs alone, after its own approval
+ * (`act`). With `parallelToolCalls: false` the first call runs and each other one is answered that it was not
+ * run. Every call that ran gets the same notes a single action gets: how to answer instead of calling an
+ * unknown tool, and that it repeats an earlier call with the same result.
  *
  * @module
  */
@@ -14,10 +17,67 @@ import type { Tool } from '../tools/types.js';
 import { act, journalTool } from './act.js';
 import { isAllowedWithoutAsking } from './approval.js';
 import { textInput } from './native.js';
+import type { RepeatTracker } from './repeats.js';
+import { unknownToolHint } from './turns.js';
 import type { AgentEvent, AgentOptions, StepCall, StepObservation } from './types.js';
 
 /** Default for {@link AgentOptions.toolConcurrency}. */
 export const DEFAULT_TOOL_CONCURRENCY = 4;
+
+/** What running a step's action gave. */
+export interface ActedStep {
+  /** The observation of the action (in native mode, of the step's first call). */
+  observation: StepObservation;
+  /** Native mode: the step's other calls, each answered. */
+  otherCalls?: StepCall[];
+  /** True when a call used up its repeats (`maxRepeatedActions`): the run stops with `repeated_action`. */
+  stop: boolean;
+}
+
+/**
+ * Runs the action of a step: `turn` alone in text mode or for a single native call; every one of `calls`
+ * when a native step made several (or, with `parallelToolCalls: false`, the first, the others answered that
+ * they were not run). Each call that ran gets the unknown-tool hint and the repeat note it calls for.
+ *
+ * @throws {RunPaused} when a call waits for a person (`pauseForApproval`).
+ */
+export async function* actStep(
+  turn: ActionTurn,
+  calls: readonly ModelToolCall[],
+  step: number,
+  router: ToolRouter,
+  options: AgentOptions & { labels: LabelSet },
+  context: { repeats: RepeatTracker; native: boolean },
+): AsyncGenerator<AgentEvent, ActedStep> {
+  let observation: StepObservation;
+  let others: StepCall[] | undefined;
+  let ran: readonly StepCall[] = [];
+  if (calls.length > 1 && options.parallelToolCalls !== false) {
+    const [first, ...rest] = yield* actAll(calls, step, router, options);
+    observation = first!.observation;
+    others = rest;
+    ran = rest;
+  } else {
+    observation = yield* act(turn, step, router, options);
+    if (calls.length > 1) others = calls.slice(1).map((call) => notRun(call, options.tools));
+  }
+  let stop = false;
+  for (const call of [{ tool: turn.tool, input: turn.input, observation }, ...ran]) {
+    if (!router.names.includes(call.tool))
+      call.observation.text = `${call.observation.text}\n${unknownToolHint(options.labels, context.native)}`;
+    const repeat = context.repeats.record(call.tool, call.input, call.observation.text);
+    if (repeat.note) call.observation.text = `${call.observation.text}\n${repeat.note}`;
+    if (repeat.stop) stop = true;
+  }
+  return { observation, ...(others && { otherCalls: others }), stop };
+}
+
+/** A call left out by `parallelToolCalls: false`, answered so: never dropped without a word. */
+function notRun(call: ModelToolCall, tools: readonly Tool[]): StepCall {
+  const { tool, input } = callAction(call, tools);
+  const text = `Not run: only one tool call runs each step (parallel tool calls are off); call ${tool} again in a later step if you still need it.`;
+  return { toolCall: call, tool, input, observation: { text, source: 'tool', ok: false } };
+}
 
 /** A native tool call as the action it asks for. */
 export function callAction(call: ModelToolCall, tools: readonly Tool[]): ActionTurn {

@@ -153,7 +153,12 @@ export function buildRequest(
   if (plan.native) {
     const tools = toolDefinitions(options.tools);
     if (plan.answer) tools.push(finalAnswerDefinition(plan.answer));
-    return { ...settings, messages, tools };
+    return {
+      ...settings,
+      messages,
+      tools,
+      ...(options.parallelToolCalls === false && { parallelToolCalls: false }),
+    };
   }
   return {
     ...settings,

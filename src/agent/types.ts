@@ -365,6 +365,15 @@ export interface AgentOptions<O = unknown> {
    * time. Tools with side effects always run one at a time, each after its own approval. @default 4
    */
   toolConcurrency?: number;
+  /**
+   * Native mode: `false` asks for one tool call per step. The request turns parallel tool calls off where
+   * the provider has such a setting (the AI SDK's OpenAI `parallelToolCalls: false`, Anthropic
+   * `disableParallelToolUse: true`; an OpenAI-compatible server gets `parallel_tool_calls: false`); a
+   * provider without one (Google) may still return several, and then the first runs and each other call is
+   * answered that it was not run, never dropped without a word. Text mode runs one action per step anyway.
+   * @default true (the provider's default: every call of a step runs, see {@link toolConcurrency})
+   */
+  parallelToolCalls?: boolean;
 }
 
 /** Usage summed over a run; a field stays `undefined` when no call reported it. */

@@ -51,7 +51,9 @@ export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
  * taoloop {@link Model} with both `generate` and `stream`.
  *
  * - `generate` and `stream` send `messages`, `stopSequences`, `temperature`, `maxOutputTokens` and
- *   the abort signal. No temperature default is applied here (the loop sends 0).
+ *   the abort signal. No temperature default is applied here (the loop sends 0). `parallelToolCalls: false`
+ *   becomes the provider's own option for one tool call per response (OpenAI, Anthropic, OpenAI-compatible
+ *   servers; Google has none).
  * - The text is the provider's: the AI SDK does not cut it at a stop sequence when a server
  *   ignores `stop` (the loop does that).
  * - `stream` yields `text-delta` parts (and `reasoning-delta` parts for reasoning the provider sends apart,
@@ -111,12 +113,30 @@ function callArguments(
     // The system prompt is ours, not user input: skip the AI SDK's per-call console warning.
     allowSystemInMessages: true as const,
     ...(request.tools?.length && { tools: toToolSet(ai, request.tools) }),
+    ...(request.tools?.length &&
+      request.parallelToolCalls === false && { providerOptions: oneToolCallPerStep(settings.model) }),
     ...(settings.maxRetries !== undefined && { maxRetries: settings.maxRetries }),
     ...(request.stopSequences !== undefined && { stopSequences: [...request.stopSequences] }),
     ...(request.temperature !== undefined && { temperature: request.temperature }),
     ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }),
     ...(abortSignal !== undefined && { abortSignal }),
   };
+}
+
+/**
+ * Provider options that turn parallel tool calls off (`request.parallelToolCalls: false`), by the provider's
+ * name (the part of `model.provider` before the dot): OpenAI `parallelToolCalls: false` and Anthropic
+ * `disableParallelToolUse: true` (AI SDK provider options); Google has no such setting; any other provider is
+ * taken for an OpenAI-compatible one (`ollama`, `openai-compatible`, or any `createOpenAICompatible` name),
+ * whose provider options under its name go into the request body: `parallel_tool_calls: false`. A provider
+ * that ignores it may still return several calls; the loop then answers the others that they were not run.
+ */
+function oneToolCallPerStep(model: AiSdkLanguageModel): Record<string, Record<string, boolean>> {
+  const name = model.provider.split('.')[0] ?? '';
+  if (name === 'openai') return { openai: { parallelToolCalls: false } };
+  if (name === 'anthropic') return { anthropic: { disableParallelToolUse: true } };
+  if (name === 'google') return {};
+  return { [name]: { parallel_tool_calls: false } };
 }
 
 /**

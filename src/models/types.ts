@@ -62,6 +62,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Native tool calling: the tools offered as functions. Absent in text mode. */
   tools?: readonly ModelToolDefinition[];
+  /**
+   * Native tool calling: `false` asks the provider for at most one tool call per response, where it has
+   * such a setting (see `fromLanguageModel`). @default true (the provider's default)
+   */
+  parallelToolCalls?: boolean;
   /** Text mode: the turn format, for adapters that can enforce it with a grammar. */
   turnFormat?: TurnFormat;
   /**

@@ -9,6 +9,7 @@ import type { AgentEvent, AgentOptions, RunResult } from '../../src/agent/types.
 import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
 import type { Tool } from '../../src/tools/types.js';
+import { startFakeAnthropic } from '../helpers/fake-anthropic-server.js';
 import { type FakeOpenAIOptions, startFakeOpenAI } from '../helpers/fake-openai-server.js';
 
 const QWEN_TURN = [
@@ -229,6 +230,149 @@ describe('native mode answers every call', () => {
         results.map((m) => m.tool_call_id),
         ['call_1_0', 'call_1_1', 'call_1_2', 'call_1_3', 'call_1_4', 'call_1_5', 'call_1_6'],
       );
+    }
+  });
+});
+
+describe('several native calls: every call gets the notes a single action gets', () => {
+  const call = (name: string, input: string) => ({ name, arguments: JSON.stringify({ input }) });
+  const lookup: Tool = { name: 'lookup', description: 'Looks a word up.', run: (input) => `${input}: found` };
+
+  test('an unknown tool among several calls gets the hint on how to answer, not only the first call', async () => {
+    for (const streaming of [true, false]) {
+      const reply = { toolCalls: [call('lookup', 'a'), call('nope', 'b'), call('lookup', 'c')] };
+      const { result } = await run(
+        { replies: [reply, 'done'] },
+        { streaming, mode: 'native', tools: [lookup] },
+      );
+      assert.equal(result.status, 'answered');
+      const step = result.steps[0]!;
+      assert.equal(step.observation?.text, 'a: found');
+      const [nope, c] = step.otherCalls ?? [];
+      assert.match(
+        nope!.observation.text,
+        /unknown tool "nope"[\s\S]*\nTo give the final answer instead, reply without calling a tool\./,
+      );
+      assert.equal(c!.observation.text, 'c: found');
+    }
+  });
+
+  test('a call that repeats an earlier one gets the repeat note, and repeats stop the run, whichever call it is', async () => {
+    // Each step calls lookup[a] first (new each time: the input changes) and lookup[same] second.
+    const step = (i: number) => ({ toolCalls: [call('lookup', `a${i}`), call('lookup', 'same')] });
+    const { result } = await run(
+      { replies: [step(1), step(2), step(3), step(4), 'never asked'] },
+      { streaming: true, mode: 'native', tools: [lookup], maxRepeatedActions: 2, maxSteps: 10 },
+    );
+    const second = (i: number) => result.steps[i]!.otherCalls?.[0]?.observation.text;
+    assert.equal(second(0), 'same: found');
+    assert.equal(
+      second(1),
+      'same: found\n(You already ran lookup[same] and got this same result. Do something different, or give the Answer.)',
+    );
+    assert.equal(result.status, 'repeated_action', 'the third lookup[same] used up the repeats');
+    assert.equal(result.steps.length, 3);
+    // The first calls never repeated: no note on them.
+    for (const s of result.steps) assert.doesNotMatch(s.observation!.text, /already ran/);
+  });
+});
+
+describe('parallelToolCalls: false (one call per step)', () => {
+  const call = (name: string, input: string) => ({ name, arguments: JSON.stringify({ input }) });
+
+  test('an OpenAI-compatible server is asked for one call (parallel_tool_calls: false); extra calls are answered as not run', async () => {
+    let ran = 0;
+    const lookup: Tool = {
+      name: 'lookup',
+      description: 'Looks a word up.',
+      run: (input) => {
+        ran += 1;
+        return `${input}: found`;
+      },
+    };
+    for (const streaming of [true, false]) {
+      ran = 0;
+      // The server ignores the setting and still sends two calls: the second is answered, not run, not dropped.
+      const reply = { toolCalls: [call('lookup', 'a'), call('lookup', 'b')] };
+      const { result, events, requests } = await run(
+        { replies: [reply, 'done'] },
+        { streaming, mode: 'native', tools: [lookup], parallelToolCalls: false },
+      );
+      assert.equal(result.status, 'answered');
+      for (const request of requests)
+        assert.equal(request.parallel_tool_calls, false, JSON.stringify(request));
+      assert.equal(ran, 1, 'only the first call ran');
+      assert.equal(events.filter((e) => e.type === 'tool-end').length, 1);
+      const step = result.steps[0]!;
+      assert.equal(step.observation?.text, 'a: found');
+      assert.deepEqual(
+        step.otherCalls?.map((c) => [c.tool, c.input, c.observation.ok, c.observation.text]),
+        [
+          [
+            'lookup',
+            'b',
+            false,
+            'Not run: only one tool call runs each step (parallel tool calls are off); call lookup again in a later step if you still need it.',
+          ],
+        ],
+      );
+      // The next request answers both call ids.
+      const messages = requests[1]!.messages as { role: string; tool_call_id?: string; content: string }[];
+      assert.deepEqual(
+        messages.filter((m) => m.role === 'tool').map((m) => m.tool_call_id),
+        ['call_1_0', 'call_1_1'],
+      );
+    }
+  });
+
+  test('left at its default, the request does not mention parallel calls and every call runs', async () => {
+    const lookup: Tool = {
+      name: 'lookup',
+      description: 'Looks a word up.',
+      run: (input) => `${input}: found`,
+    };
+    const reply = { toolCalls: [call('lookup', 'a'), call('lookup', 'b')] };
+    const { result, requests } = await run(
+      { replies: [reply, 'done'] },
+      { streaming: true, mode: 'native', tools: [lookup] },
+    );
+    assert.equal(requests[0]!.parallel_tool_calls, undefined);
+    assert.equal(result.steps[0]!.otherCalls?.[0]?.observation.text, 'b: found');
+  });
+
+  test('OpenAI gets parallel_tool_calls: false and Anthropic tool_choice.disable_parallel_tool_use: true', async () => {
+    const openai = await startFakeOpenAI({ replies: [{ toolCalls: [call('calculator', '6 * 7')] }, 'done'] });
+    try {
+      const model = await resolveModelSpec('openai:gpt-4o-mini', {
+        OPENAI_API_KEY: 'sk-test',
+        OPENAI_BASE_URL: openai.baseURL,
+      });
+      const base = { model, question: 'What is 6 * 7?', tools: [calculator], mode: 'native' as const };
+      for await (const _ of streamAgent({ ...base, parallelToolCalls: false })) {
+        // drained
+      }
+      assert.equal(openai.requests[0]!.parallel_tool_calls, false);
+    } finally {
+      await openai.close();
+    }
+    const anthropic = await startFakeAnthropic({
+      replies: [
+        { toolCalls: [{ name: 'calculator', arguments: JSON.stringify({ input: '6 * 7' }) }] },
+        'done',
+      ],
+    });
+    try {
+      const model = await resolveModelSpec('anthropic:claude-test', {
+        ANTHROPIC_API_KEY: 'sk-test',
+        ANTHROPIC_BASE_URL: anthropic.baseURL,
+      });
+      const base = { model, question: 'What is 6 * 7?', tools: [calculator], mode: 'native' as const };
+      for await (const _ of streamAgent({ ...base, parallelToolCalls: false })) {
+        // drained
+      }
+      assert.deepEqual(anthropic.requests[0]!.tool_choice, { type: 'auto', disable_parallel_tool_use: true });
+    } finally {
+      await anthropic.close();
     }
   });
 });

@@ -7,7 +7,9 @@
  * about 8 MB. Since trace format 2 the writer keeps the text once, on `model-end`, and stores the other
  * copies as a {@link TextRef} (a slice of that text) or leaves them out where the reader can restore them
  * from an earlier line (a step's `modelText`, `turn` and `reasoning` from its `model-end`; `run-end`'s
- * `steps` from the `step-end` lines). {@link createTraceExpander} gives back the events as they were.
+ * `steps` from the `step-end` lines). {@link createTraceExpander} gives back the events as they were, except
+ * a paused run's `state` (on `run-pause` and `run-end`), which is not written: it is the resume token the
+ * caller keeps (`result.state`), and its journal would repeat every model text.
  *
  * @module
  */
@@ -75,7 +77,8 @@ export function createTraceCompactor(): (event: AgentEvent) => unknown {
     };
   };
   const compactResult = (result: RunResult) => {
-    const { steps, answer, messages, ...rest } = result;
+    // A paused run's `state` (its journal repeats every model text) is the caller's resume token, not kept.
+    const { steps, answer, messages, state: _state, ...rest } = result;
     const sameSteps = steps.length === stepsWritten.length && steps.every((s, i) => s === stepsWritten[i]);
     const last = steps.at(-1)?.index ?? 0;
     return {
@@ -117,6 +120,10 @@ export function createTraceCompactor(): (event: AgentEvent) => unknown {
         return { ...event, step: compactStep(event.step) };
       case 'run-end':
         return { ...event, result: compactResult(event.result) };
+      case 'run-pause': {
+        const { state: _state, ...rest } = event;
+        return rest;
+      }
       default:
         return event;
     }

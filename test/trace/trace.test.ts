@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { streamAgent } from '../../src/agent/loop.js';
 import type { AgentOptions, RunResult } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
+import { defineTool } from '../../src/tools/define.js';
 import { createTraceWriter, readTrace, TraceFormatError } from '../../src/trace/trace.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -171,4 +172,29 @@ test('a reference to a model text the trace does not hold is refused', () => {
       .join('\n'),
   );
   assert.throws(() => readTrace(file), /event 1 cannot be read: it refers to the model text of step 3/);
+});
+
+test("a paused run's trace keeps the pause and its requests, not the state (the caller's resume token)", async () => {
+  const write = defineTool({
+    name: 'write',
+    description: 'Writes.',
+    input: 'text',
+    effects: 'write',
+    run: () => 'ok',
+  });
+  const file = join(dir, 'paused.jsonl');
+  const result = await record(file, {
+    model: scriptedModel(['Thought: I will write it.\nAction: write[x]']),
+    question: 'Write x.',
+    tools: [write],
+    pauseForApproval: true,
+  });
+  assert.equal(result.status, 'paused');
+  assert.ok(result.state, 'the run itself returns the state');
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /"journal"|taoloop-run-state/);
+  const trace = readTrace(file);
+  const { state: _state, ...withoutState } = result;
+  assert.deepEqual(trace.result, withoutState);
+  const pause = trace.events.find((e) => e.type === 'run-pause');
+  assert.deepEqual(pause && { ...pause, atMs: 0 }, { type: 'run-pause', pending: result.pending, atMs: 0 });
 });

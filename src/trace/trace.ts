@@ -10,6 +10,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path';
 import type { AgentEvent, RunResult, Step } from '../agent/types.js';
 import { createTraceCompactor, createTraceExpander } from './compact.js';
+import type { ModelMessage, ModelRequest } from '../models/types.js';
 
 /** The format name on a trace's first line. */
 export const TRACE_FORMAT = 'taoloop-trace';
@@ -46,10 +47,24 @@ export interface TraceErrorLine {
 }
 
 /**
- * Every later line: an agent event with the time since the start in milliseconds, or a `run-error`. In the
- * file, copies of a model text are stored as references to it; {@link readTrace} gives the events whole.
+ * What a model call was sent (written by front ends that show it, such as the playground's inspector):
+ * the messages and stop sequences of step `step`'s request.
  */
-export type TraceLine = (AgentEvent & { atMs: number }) | TraceErrorLine;
+export interface TraceRequestLine {
+  type: 'model-request';
+  step: number;
+  messages: ModelMessage[];
+  stopSequences?: string[];
+  atMs: number;
+}
+
+/**
+ * Every later line: an agent event with the time since the start in milliseconds, a `model-request`, or a
+ * `run-error`. A `model-delta` line holds the text a model call had written when it ended without its
+ * `model-end` (a stop, a failure): the deltas of one call are written as one line, and not at all when
+ * `model-end` carries the complete text.
+ */
+export type TraceLine = (AgentEvent & { atMs: number }) | TraceRequestLine | TraceErrorLine;
 
 /** A trace read back. */
 export interface Trace {
@@ -72,10 +87,14 @@ export class TraceFormatError extends Error {
 export interface TraceWriter {
   readonly file: string;
   /**
-   * Writes one event (model deltas are skipped: the complete text is in `model-end`; copies of a model
-   * text in later events are written as references to it).
+   * Writes one event. Model deltas are held back and dropped when `model-end` brings the complete text;
+   * a call that ends otherwise (stopped, failed) gets one `model-delta` line with what it had written.
+   * Reasoning deltas are not kept (the complete reasoning is on `model-end`). Copies of a model text in
+   * later events are written as references to it.
    */
   write(event: AgentEvent): void;
+  /** Writes a `model-request` line: the messages and stop sequences sent for step `step`. */
+  writeRequest(step: number, request: Pick<ModelRequest, 'messages' | 'stopSequences'>): void;
   /** Writes a final `run-error` line, so a crashed run's trace says why it stops there. */
   writeError(message: string): void;
 }
@@ -103,17 +122,40 @@ export function createTraceWriter(
   };
   writeFileSync(file, `${JSON.stringify(header)}\n`);
   const compact = createTraceCompactor();
+  const append = (line: object) =>
+    appendFileSync(file, `${JSON.stringify({ ...line, atMs: Date.now() - started })}\n`);
+  /** The text the model call in flight has streamed so far. */
+  let unfinished: { step: number; text: string } | undefined;
+  const flush = () => {
+    if (unfinished?.text) append({ type: 'model-delta', step: unfinished.step, text: unfinished.text });
+    unfinished = undefined;
+  };
   return {
     file,
     write(event) {
-      // Deltas are not kept: the complete text and reasoning are on `model-end` and the step.
-      if (event.type === 'model-delta' || event.type === 'reasoning-delta') return;
-      const line = compact(event) as Record<string, unknown>;
-      appendFileSync(file, `${JSON.stringify({ ...line, atMs: Date.now() - started })}\n`);
+      if (event.type === 'reasoning-delta') return;
+      if (event.type === 'model-delta') {
+        if (unfinished && unfinished.step !== event.step) flush();
+        unfinished ??= { step: event.step, text: '' };
+        unfinished.text += event.text;
+        return;
+      }
+      // `model-end` has the complete text; anything else ends the call without it: keep what was written.
+      if (event.type === 'model-end') unfinished = undefined;
+      else flush();
+      append(compact(event) as object);
+    },
+    writeRequest(step, request) {
+      append({
+        type: 'model-request',
+        step,
+        messages: request.messages,
+        ...(request.stopSequences && { stopSequences: request.stopSequences }),
+      });
     },
     writeError(message) {
-      const line: TraceErrorLine = { type: 'run-error', error: message, atMs: Date.now() - started };
-      appendFileSync(file, `${JSON.stringify(line)}\n`);
+      flush();
+      append({ type: 'run-error', error: message });
     },
   };
 }

@@ -6,16 +6,18 @@
  */
 import { createReadStream, existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApprovalDecision } from '../agent/types.js';
+import type { AgentMessage } from '../agent/conversation.js';
+import type { ApprovalDecision, RunResult } from '../agent/types.js';
 import type { PriceTable } from '../models/pricing.js';
+import { parseModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { toolNeedsApproval } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
-import { readTrace } from '../trace/trace.js';
+import { readTrace, type TraceHeader } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
 import { SECURITY_HEADERS } from './guard.js';
 import { HttpError, openEventStream, readJsonObject, sendJson } from './http.js';
-import { type RunMessage, RunSession } from './run-session.js';
+import { type RunMessage, type RunOptionsMessage, RunSession } from './run-session.js';
 import { listRuns, newRunId, runFile } from './runs-store.js';
 
 /** The step limit the page's slider allows. */
@@ -33,6 +35,8 @@ export interface PlaygroundContext {
   models: readonly string[];
   /** Shown when `models` is empty. */
   modelHelp: string;
+  /** Shown under the model picker when there are models (e.g. why a model is not offered). */
+  modelNote?: string;
   tools: readonly Tool[];
   createModel: (spec: string) => Promise<Model>;
   runsDir: string;
@@ -40,11 +44,37 @@ export interface PlaygroundContext {
   sessions: Map<string, RunSession>;
 }
 
-/** `GET /api/config`: the models, tools and step limits the page offers. */
+/**
+ * How the model picker names a spec: the model's name first, then where it runs, so that two models on
+ * one server, or one model on two servers, read apart (`qwen2.5-7b · 127.0.0.1:8080`,
+ * `gpt-4o-mini · OpenAI`). A spec that does not parse is shown as it is.
+ */
+export function modelLabel(spec: string): string {
+  let parsed: ReturnType<typeof parseModelSpec>;
+  try {
+    parsed = parseModelSpec(spec);
+  } catch {
+    return spec;
+  }
+  const PROVIDERS = { openai: 'OpenAI', anthropic: 'Anthropic', google: 'Google', ollama: 'Ollama' };
+  switch (parsed.provider) {
+    case 'openai-compatible':
+      return `${parsed.modelId} · ${new URL(parsed.baseURL).host}`;
+    case 'local':
+      return `${parsed.source.split(/[\\/]/).pop() || parsed.source} · embedded, runs on this machine`;
+    case 'replay':
+      return `${parsed.file.split(/[\\/]/).pop() || parsed.file} · replay of a trace`;
+    default:
+      return `${parsed.modelId} · ${PROVIDERS[parsed.provider]}`;
+  }
+}
+
+/** `GET /api/config`: the models (spec and label), tools and step limits the page offers. */
 export function getConfig(ctx: PlaygroundContext, response: ServerResponse): void {
   sendJson(response, 200, {
-    models: ctx.models,
+    models: ctx.models.map((spec) => ({ spec, label: modelLabel(spec) })),
     modelHelp: ctx.models.length ? undefined : ctx.modelHelp,
+    modelNote: ctx.modelNote,
     tools: ctx.tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -62,7 +92,11 @@ export function getRuns(ctx: PlaygroundContext, response: ServerResponse): void 
   sendJson(response, 200, { runs: live });
 }
 
-/** `POST /api/runs` `{ question, model, tools, maxSteps }` → `{ id }`: starts a run. */
+/**
+ * `POST /api/runs` `{ question, model, tools, maxSteps, continueFrom? }` → `{ id }`: starts a run.
+ * With `continueFrom` (the id of a run that answered), the question is a follow-up in that run's
+ * conversation.
+ */
 export async function postRun(
   ctx: PlaygroundContext,
   request: IncomingMessage,
@@ -88,6 +122,7 @@ export async function postRun(
       400,
       `maxSteps must be a whole number from ${MAX_STEPS_RANGE.min} to ${MAX_STEPS_RANGE.max}`,
     );
+  const earlier = body.continueFrom === undefined ? undefined : conversationOf(ctx, body.continueFrom);
   let model: Model;
   try {
     model = await ctx.createModel(spec);
@@ -96,10 +131,49 @@ export async function postRun(
   }
   const id = newRunId(ctx.runsDir);
   const file = runFile(ctx.runsDir, id) as string;
-  const session = new RunSession({ id, file, model, question, tools, maxSteps, ...withPrices(ctx) });
+  const session = new RunSession({
+    id,
+    file,
+    model,
+    spec,
+    question,
+    tools,
+    maxSteps,
+    ...(earlier && { earlier }),
+    ...withPrices(ctx),
+  });
   ctx.sessions.set(id, session);
   void session.done.then(() => forgetOldSessions(ctx.sessions));
   sendJson(response, 201, { id });
+}
+
+/** The conversation after run `id` (which must have answered), to continue it with a follow-up. */
+function conversationOf(
+  ctx: PlaygroundContext,
+  id: unknown,
+): { messages: AgentMessage[]; continueFrom: string; conversationId: string } {
+  if (typeof id !== 'string') throw new HttpError(400, 'continueFrom must be the id of an earlier run');
+  const session = ctx.sessions.get(id);
+  let result: RunResult | undefined;
+  let conversationId = id;
+  if (session) {
+    if (session.active) throw new HttpError(409, `run "${id}" is still running: wait for its answer`);
+    const end = session.messages.find((m) => m.type === 'run-end');
+    result = end?.type === 'run-end' ? end.result : undefined;
+    conversationId = session.conversationId;
+  } else {
+    try {
+      const trace = readTrace(traceFile(ctx, id));
+      result = trace.result;
+      conversationId = trace.header.conversationId ?? id;
+    } catch (error) {
+      if (error instanceof HttpError) throw new HttpError(400, `continueFrom: ${error.message}`);
+      throw new HttpError(422, `the trace of run "${id}" cannot be read: ${errorMessage(error)}`);
+    }
+  }
+  if (result?.status !== 'answered')
+    throw new HttpError(400, `run "${id}" has no answer to follow up on: ask a new question instead`);
+  return { messages: result.messages, continueFrom: id, conversationId };
 }
 
 function withPrices(ctx: PlaygroundContext): { prices?: PriceTable } {
@@ -111,6 +185,11 @@ function pickTools(offered: readonly Tool[], names: unknown): Tool[] {
   if (names === undefined) return [...offered];
   if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
     throw new HttpError(400, 'tools must be a list of tool names');
+  if (names.length === 0)
+    throw new HttpError(
+      400,
+      `tick at least one tool: the agent answers by calling tools (offered: ${offered.map((t) => t.name).join(', ')})`,
+    );
   const unknown = names.filter((name) => !offered.some((tool) => tool.name === name));
   if (unknown.length) throw new HttpError(400, `unknown tools: ${unknown.join(', ')}`);
   return offered.filter((tool) => names.includes(tool.name));
@@ -153,9 +232,12 @@ export function getEvents(
 function replayTrace(file: string, response: ServerResponse): void {
   let messages: RunMessage[];
   try {
-    messages = readTrace(file).events.flatMap(({ atMs: _, ...line }) =>
-      line.type === 'model-delta' || line.type === 'reasoning-delta' ? [] : [line],
-    );
+    const trace = readTrace(file);
+    const options = runOptionsOf(trace.header);
+    messages = [
+      ...(options ? [options] : []),
+      ...trace.events.flatMap(({ atMs: _, ...line }) => (line.type === 'reasoning-delta' ? [] : [line])),
+    ];
   } catch (error) {
     throw new HttpError(422, `the trace cannot be read: ${errorMessage(error)}`);
   }
@@ -165,6 +247,21 @@ function replayTrace(file: string, response: ServerResponse): void {
   });
   send({ type: 'stream-end' } satisfies RunMessage, messages.length);
   response.end();
+}
+
+/** The `run-options` message of a run the playground started, from its trace's header. */
+function runOptionsOf(header: TraceHeader): RunOptionsMessage | undefined {
+  const meta = header.meta ?? {};
+  if (meta.source !== 'playground' || typeof meta.model !== 'string') return undefined;
+  return {
+    type: 'run-options',
+    question: header.question,
+    model: meta.model,
+    tools: Array.isArray(meta.tools) ? meta.tools.map(String) : [],
+    maxSteps: typeof meta.maxSteps === 'number' ? meta.maxSteps : MAX_STEPS_RANGE.default,
+    ...(typeof meta.continueFrom === 'string' && { continueFrom: meta.continueFrom }),
+    thread: Array.isArray(meta.thread) ? (meta.thread as RunOptionsMessage['thread']) : [],
+  };
 }
 
 /** The trace file of run `id`; 404 when the id is malformed or no such file exists. */

@@ -26,6 +26,7 @@ export const PAGE_HTML = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>taoloop playground</title>
 <link rel="stylesheet" href="/app.css">
 <script type="module" src="/app.js"></script>
@@ -35,13 +36,14 @@ export const PAGE_HTML = `<!doctype html>
   <h1>taoloop playground</h1>
   <p>Ask a question and watch the agent think, act and observe, one step at a time.</p>
 </header>
-<main>
+<main id="main">
   <section class="controls" aria-labelledby="new-run-heading">
     <h2 id="new-run-heading">New run</h2>
     <form id="run-form">
       <label for="question">Question</label>
-      <textarea id="question" name="question" rows="3" required maxlength="4000"
+      <textarea id="question" name="question" rows="3" required maxlength="4000" aria-describedby="keys-help"
         placeholder="How much does Brightgrid Pro cost per year for 7 developers?"></textarea>
+      <p id="keys-help" class="help">Ctrl+Enter (⌘+Enter on a Mac) runs; Escape stops a run.</p>
       <label for="model">Model</label>
       <select id="model" name="model"></select>
       <p id="model-help" class="help" hidden></p>
@@ -50,18 +52,20 @@ export const PAGE_HTML = `<!doctype html>
       <input type="range" id="max-steps" name="max-steps" min="1" max="20" value="8">
       <div class="buttons">
         <button type="submit" id="start">Run</button>
-        <button type="button" id="stop" disabled>Stop</button>
       </div>
       <p id="form-error" class="form-error" role="alert"></p>
     </form>
-    <div class="runs-heading">
-      <h2 id="runs-heading">Past runs</h2>
-      <button type="button" id="refresh-runs">Refresh</button>
-    </div>
-    <ul id="runs" aria-labelledby="runs-heading"></ul>
   </section>
   <section class="run" aria-labelledby="trace-heading">
-    <h2 id="trace-heading">Trace</h2>
+    <div class="run-head">
+      <h2 id="trace-heading" tabindex="-1">Trace</h2>
+      <div class="buttons run-buttons">
+        <button type="button" id="stop" disabled>Stop</button>
+        <button type="button" id="run-again" hidden>Run again</button>
+        <button type="button" id="edit-again" hidden>Edit and run again</button>
+      </div>
+    </div>
+    <ol id="thread" class="thread" aria-label="Earlier in this conversation" hidden></ol>
     <p id="run-title" class="run-title"></p>
     <p id="run-meta" class="run-meta"></p>
     <dl class="counts">
@@ -69,81 +73,162 @@ export const PAGE_HTML = `<!doctype html>
       <div><dt>Tokens</dt><dd id="count-tokens">unknown</dd></div>
       <div><dt>Cost</dt><dd id="count-cost">unknown</dd></div>
     </dl>
+    <p id="cost-help" class="help" hidden></p>
+    <div id="timeline-box" class="timeline-box" hidden>
+      <h3 id="timeline-heading">Timeline <span class="legend"><span class="key model"></span> model <span class="key tool"></span> tool</span></h3>
+      <ol id="timeline" class="timeline" aria-label="Time per step"></ol>
+    </div>
     <p id="status" class="status" role="status"></p>
-    <p><a id="download" hidden download>Download trace (JSONL)</a></p>
-    <ol id="trace" class="trace" aria-live="polite" aria-relevant="additions"></ol>
+    <div class="trace-tools">
+      <a id="download" hidden download>Download trace (JSONL)</a>
+      <a id="permalink" hidden>Link to this run</a>
+      <label class="follow"><input type="checkbox" id="follow" checked> Follow the newest step</label>
+    </div>
+    <ol id="trace" class="trace"></ol>
+    <form id="follow-up-form" class="follow-up" hidden>
+      <label for="follow-up">Follow-up (continues this conversation)</label>
+      <textarea id="follow-up" rows="2" maxlength="4000"></textarea>
+      <div class="buttons"><button type="submit" id="ask-follow-up">Ask</button></div>
+    </form>
+  </section>
+  <section class="past" aria-labelledby="runs-heading">
+    <div class="runs-heading">
+      <h2 id="runs-heading">Past runs</h2>
+      <button type="button" id="refresh-runs">Refresh</button>
+    </div>
+    <ul id="runs" aria-labelledby="runs-heading"></ul>
   </section>
 </main>
 </body>
 </html>
 `;
 
-/** `/app.css`. */
+/** `/app.css`. Light by default, dark when the system asks for it; one column under 50rem. */
 export const PAGE_CSS = `:root {
-  color-scheme: light;
-  --ink: #1d2330; --muted: #5b6475; --line: #d8dde6; --paper: #ffffff; --page: #f4f6f9;
-  --thought: #8a93a6; --action: #2f6fdb; --observation: #168a7a; --answer: #2e8b3e;
-  --error: #c62828; --dropped: #b7791f; --approval: #d9691f;
+  color-scheme: light dark;
+  --ink: #1d2330; --muted: #525b6b; --line: #d3d9e2; --paper: #ffffff; --page: #f4f6f9; --block: #f7f8fa;
+  --thought: #7d8699; --action: #2563c9; --observation: #13786a; --answer: #2b7a39;
+  --error: #b42323; --dropped: #9a5f10; --approval: #a3480d; --link: #1f56b3;
+  --answer-bg: #eaf6ec; --error-bg: #fcefef; --dropped-bg: #fcf5e6; --approval-bg: #fff3e8;
+  --button: #eef1f6; --button-line: #8a94a6; --on-accent: #ffffff; --focus: #c77c00; --header: #1d2330; --header-muted: #c9d1e0;
   font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --ink: #e4e8ef; --muted: #a3acbb; --line: #3a4252; --paper: #1b2029; --page: #12161d; --block: #222834;
+    --thought: #8f99ad; --action: #6ea2ff; --observation: #4fc1ae; --answer: #6fcf7f;
+    --error: #ff8a80; --dropped: #e0b25c; --approval: #ffae6b; --link: #8db8ff;
+    --answer-bg: #1d2d22; --error-bg: #3a2226; --dropped-bg: #33291a; --approval-bg: #38271b;
+    --button: #2a303c; --button-line: #5d677a; --on-accent: #10141b; --focus: #ffd25e; --header: #0b0e13; --header-muted: #aeb7c6;
+  }
 }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
 body { margin: 0; background: var(--page); color: var(--ink); }
-header { padding: 0.8rem 1.5rem; background: #1d2330; color: #fff; }
+header { padding: 0.8rem 1.5rem; background: var(--header); color: #fff; }
 header h1 { margin: 0; font-size: 1.3rem; }
-header p { margin: 0.2rem 0 0; color: #c9d1e0; }
-main { display: grid; grid-template-columns: minmax(18rem, 24rem) 1fr; gap: 1.2rem; padding: 1.2rem 1.5rem; }
-@media (max-width: 50rem) { main { grid-template-columns: 1fr; } }
-section { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.2rem; }
+header p { margin: 0.2rem 0 0; color: var(--header-muted); }
+main { display: grid; grid-template-columns: minmax(18rem, 24rem) minmax(0, 1fr); grid-template-rows: auto 1fr; grid-template-areas: "form run" "past run"; align-items: start; gap: 1.2rem; padding: 1.2rem 1.5rem; }
+.controls { grid-area: form; }
+.run { grid-area: run; min-width: 0; }
+.past { grid-area: past; }
+@media (max-width: 50rem) {
+  main { grid-template-columns: minmax(0, 1fr); grid-template-rows: none; grid-template-areas: "form" "run" "past"; padding: 0.8rem; gap: 0.8rem; }
+  main.has-run { grid-template-areas: "run" "form" "past"; }
+  header { padding: 0.6rem 0.8rem; }
+  section { padding: 0.8rem; }
+}
+section { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 1rem 1.2rem; min-width: 0; }
 h2 { font-size: 1.05rem; margin: 0 0 0.6rem; }
+h3 { font-size: 0.95rem; margin: 0; }
+a { color: var(--link); }
 label { display: block; font-weight: 600; margin: 0.7rem 0 0.25rem; }
-textarea, select { width: 100%; font: inherit; padding: 0.4rem; border: 1px solid var(--line); border-radius: 4px; }
+textarea, select { width: 100%; max-width: 100%; font: inherit; padding: 0.4rem; border: 1px solid var(--button-line); border-radius: 4px; background: var(--paper); color: var(--ink); }
 input[type="range"] { width: 100%; }
-fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 0.8rem 0 0; padding: 0.3rem 0.7rem 0.5rem; }
+fieldset { border: 1px solid var(--line); border-radius: 4px; margin: 0.8rem 0 0; padding: 0.3rem 0.7rem 0.5rem; min-width: 0; }
 legend { font-weight: 600; padding: 0 0.3rem; }
 .tool { display: grid; grid-template-columns: auto auto 1fr; align-items: center; column-gap: 0.4rem; margin-top: 0.3rem; }
-.tool label { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 600; }
+.tool label { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 600; overflow-wrap: anywhere; }
 .tool-description { grid-column: 2 / 4; margin: 0; color: var(--muted); font-size: 0.85rem; }
-.badge { justify-self: start; font-size: 0.75rem; color: #fff; background: var(--approval); border-radius: 999px; padding: 0 0.5rem; }
-.buttons { display: flex; gap: 0.5rem; margin-top: 0.8rem; }
-button { font: inherit; padding: 0.35rem 0.9rem; border-radius: 4px; border: 1px solid #9aa4b5; background: #eef1f6; cursor: pointer; }
-button:disabled { opacity: 0.5; cursor: default; }
-button#start, button.approve { background: var(--action); border-color: var(--action); color: #fff; }
-button#stop, button.reject { background: #fff; border-color: var(--error); color: var(--error); }
-:focus-visible { outline: 3px solid #f0b429; outline-offset: 2px; }
-.help, .form-error { white-space: pre-wrap; font-size: 0.85rem; }
+.badge { justify-self: start; font-size: 0.75rem; color: var(--on-accent); background: var(--approval); border-radius: 999px; padding: 0 0.5rem; }
+.buttons { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-top: 0.8rem; }
+button { font: inherit; padding: 0.35rem 0.9rem; border-radius: 4px; border: 1px solid var(--button-line); background: var(--button); color: var(--ink); cursor: pointer; }
+button:disabled { opacity: 0.55; cursor: default; }
+button#start, button.approve, button#ask-follow-up { background: var(--action); border-color: var(--action); color: var(--on-accent); }
+button#stop, button.reject { background: var(--paper); border-color: var(--error); color: var(--error); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+[tabindex="-1"]:focus { outline: none; }
+[tabindex="-1"]:focus-visible { outline: 3px solid var(--focus); }
+.help, .form-error { white-space: pre-wrap; font-size: 0.85rem; color: var(--muted); overflow-wrap: anywhere; }
 .form-error { color: var(--error); }
-.runs-heading { display: flex; justify-content: space-between; align-items: center; margin-top: 1.4rem; }
+.runs-heading { display: flex; justify-content: space-between; align-items: center; }
 .runs-heading h2 { margin: 0; }
 #runs { list-style: none; padding: 0; margin: 0.5rem 0 0; }
 #runs li { border-top: 1px solid var(--line); padding: 0.4rem 0; }
-.run-link { display: block; width: 100%; text-align: left; background: none; border: none; padding: 0; color: var(--action); text-decoration: underline; overflow-wrap: anywhere; }
-.meta { display: block; color: var(--muted); font-size: 0.8rem; }
-.run-title { font-weight: 600; font-size: 1.05rem; margin: 0; overflow-wrap: anywhere; }
-.run-meta { color: var(--muted); font-size: 0.85rem; margin: 0.1rem 0 0.5rem; }
-.counts { display: flex; gap: 1.5rem; margin: 0 0 0.5rem; }
-.counts div { display: flex; gap: 0.4rem; }
+#runs li[aria-current="true"] { border-left: 3px solid var(--action); padding-left: 0.4rem; }
+.run-link { display: block; width: 100%; text-align: left; background: none; border: none; padding: 0; color: var(--link); text-decoration: underline; overflow-wrap: anywhere; }
+.meta { display: block; color: var(--muted); font-size: 0.8rem; overflow-wrap: anywhere; }
+.run-head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: center; gap: 0.5rem; }
+.run-head h2 { margin: 0; }
+.run-buttons { margin-top: 0; }
+.run-title { font-weight: 600; font-size: 1.05rem; margin: 0.4rem 0 0; overflow-wrap: anywhere; }
+.run-meta { color: var(--muted); font-size: 0.85rem; margin: 0.1rem 0 0.5rem; overflow-wrap: anywhere; }
+.counts { display: flex; flex-wrap: wrap; column-gap: 1.5rem; row-gap: 0.2rem; margin: 0 0 0.5rem; }
+.counts div { display: flex; gap: 0.4rem; min-width: 0; }
 .counts dt { color: var(--muted); }
-.counts dd { margin: 0; font-weight: 600; font-variant-numeric: tabular-nums; }
-.status { color: var(--muted); min-height: 1.4em; margin: 0; }
-.trace { list-style: none; padding: 0; margin: 0.5rem 0 0; display: grid; gap: 0.5rem; }
-.block { border-left: 4px solid var(--line); background: #fafbfc; border-radius: 0 6px 6px 0; padding: 0.45rem 0.8rem; }
+.counts dd { margin: 0; font-weight: 600; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.status { color: var(--muted); min-height: 1.4em; margin: 0.3rem 0 0; }
+.trace-tools { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; align-items: center; margin: 0.3rem 0; font-size: 0.9rem; }
+.trace-tools .follow { display: flex; gap: 0.3rem; align-items: center; margin: 0; font-weight: normal; }
+.timeline-box { margin: 0.3rem 0 0.6rem; }
+.timeline-box h3 { font-size: 0.8rem; color: var(--muted); font-weight: 600; }
+.legend { font-weight: normal; margin-left: 0.6rem; }
+.key { display: inline-block; width: 0.7rem; height: 0.7rem; border-radius: 2px; vertical-align: middle; }
+.key.model, .segment.model { background: var(--action); }
+.key.tool, .segment.tool { background: var(--observation); }
+.timeline { display: flex; gap: 3px; list-style: none; padding: 0; margin: 0.25rem 0 0; height: 0.9rem; }
+.timeline-step { display: flex; min-width: 4px; flex-basis: 0; border-radius: 2px; overflow: hidden; }
+.segment { flex-basis: 0; min-width: 2px; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.thread { list-style: none; padding: 0; margin: 0.5rem 0; display: grid; gap: 0.4rem; }
+.thread li { border-left: 3px solid var(--line); padding-left: 0.6rem; overflow-wrap: anywhere; }
+.thread .asked { font-weight: 600; }
+.thread .answered { color: var(--muted); white-space: pre-wrap; }
+.trace, .blocks { list-style: none; padding: 0; margin: 0.5rem 0 0; display: grid; gap: 0.5rem; }
+.blocks { margin: 0.3rem 0 0; }
+.step { border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.6rem; min-width: 0; }
+.step-head { display: flex; flex-wrap: wrap; gap: 0.2rem 0.8rem; align-items: baseline; }
+.step-figures { margin: 0; color: var(--muted); font-size: 0.82rem; font-variant-numeric: tabular-nums; }
+.block { border-left: 4px solid var(--line); background: var(--block); border-radius: 0 6px 6px 0; padding: 0.45rem 0.8rem; min-width: 0; }
 .block .label { display: block; font-size: 0.78rem; font-weight: 700; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); }
 .block .text { white-space: pre-wrap; overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9rem; }
+.block .note { margin: 0.3rem 0 0; font-size: 0.8rem; color: var(--muted); }
 .block.thought { border-color: var(--thought); }
-.block.thought .text { font-family: inherit; font-style: italic; color: #3b4354; }
+.block.thought .text { font-family: inherit; font-style: italic; }
+.block.live { border-style: dashed; }
+.block.unfinished { border-style: dotted; }
 .block.action { border-color: var(--action); }
 .block.observation { border-color: var(--observation); }
 .block.observation.failed { border-color: var(--error); }
-.block.answer { border-color: var(--answer); background: #eef8f0; }
+.block.answer { border-color: var(--answer); background: var(--answer-bg); }
 .block.answer .text { font-family: inherit; font-size: 1.05rem; font-weight: 600; }
-.block.format-error, .block.format-hint, .block.error { border-color: var(--error); background: #fdf1f1; }
-.block.dropped { border-color: var(--dropped); background: #fdf7ea; }
+.block.format-error, .block.format-hint, .block.error, .block.retry { border-color: var(--error); background: var(--error-bg); }
+.block.dropped { border-color: var(--dropped); background: var(--dropped-bg); }
 .block.dropped .text { text-decoration: line-through; color: var(--muted); }
-.block.approval { border-color: var(--approval); background: #fff6ee; }
+.block.approval { border-color: var(--approval); background: var(--approval-bg); }
 .block.approval label { font-size: 0.85rem; }
 .block.approval textarea { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .block.approval .decision { margin: 0.4rem 0 0; font-weight: 600; }
 .block.end { border-color: var(--muted); }
 .block.end.answered { border-color: var(--answer); }
+.inspector { margin-top: 0.4rem; font-size: 0.85rem; min-width: 0; }
+.inspector summary { cursor: pointer; color: var(--link); }
+.inspect-body { display: grid; gap: 0.5rem; margin-top: 0.4rem; min-width: 0; }
+.inspect-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr)); gap: 0.5rem; min-width: 0; }
+.inspect-part { min-width: 0; }
+.inspect-part h4 { margin: 0 0 0.2rem; font-size: 0.8rem; }
+.inspect-part pre, .messages pre { margin: 0; padding: 0.4rem; background: var(--block); border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 20rem; overflow-y: auto; font-size: 0.8rem; }
+.messages { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.3rem; }
+.messages .role { font-weight: 700; font-size: 0.75rem; text-transform: uppercase; color: var(--muted); }
+.follow-up { margin-top: 0.8rem; border-top: 1px solid var(--line); }
 `;

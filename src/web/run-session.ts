@@ -4,23 +4,32 @@
  *
  * @module
  */
+import type { AgentMessage } from '../agent/conversation.js';
 import { streamAgent } from '../agent/loop.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../agent/types.js';
 import type { PriceTable } from '../models/pricing.js';
-import type { Model } from '../models/types.js';
+import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
+import { ENGLISH_LABELS } from '../react/labels.js';
+import { StreamCut } from '../react/stream-cut.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import { createTraceWriter, type TraceWriter } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
 
 /**
- * What the page receives over server-sent events: the loop's events (without `model-delta`), plus
+ * What the page receives over server-sent events: the loop's events (without `reasoning-delta`; a
+ * `model-delta` never carries text past the point where the model began writing its own observation),
+ * plus
+ * - `model-request`: the messages and stop sequences step `step`'s model call was sent (again when the
+ *   call is repeated without stop sequences);
  * - `approval-pending`: a tool call waits for the page; answer it at `.../approvals/<requestId>`;
  * - `run-error`: the run could not start or crashed (a caller mistake such as an invalid tool list),
  *   the same line a trace ends with after a crash;
  * - `stream-end`: nothing more will come; the page closes its `EventSource`.
  */
 export type RunMessage =
-  | Exclude<AgentEvent, { type: 'model-delta' | 'reasoning-delta' }>
+  | RunOptionsMessage
+  | Exclude<AgentEvent, { type: 'reasoning-delta' }>
+  | { type: 'model-request'; step: number; messages: ModelMessage[]; stopSequences?: string[] }
   | {
       type: 'approval-pending';
       requestId: string;
@@ -32,13 +41,34 @@ export type RunMessage =
   | { type: 'run-error'; error: string }
   | { type: 'stream-end' };
 
+/**
+ * The first message of every run: what it was started with, so that a page opened on the run (a reload, a
+ * shared link) can run it again, and the conversation it continues.
+ */
+export interface RunOptionsMessage {
+  type: 'run-options';
+  question: string;
+  /** The model spec picked on the page (one of the configured ones). */
+  model: string;
+  tools: string[];
+  maxSteps: number;
+  /** The run whose conversation this one continues. */
+  continueFrom?: string;
+  /** The earlier questions and answers of that conversation, oldest first. */
+  thread: { question: string; answer?: string }[];
+}
+
 /** Everything a run needs. */
 export interface RunSessionOptions {
   id: string;
   /** Where the JSONL trace is written. */
   file: string;
   model: Model;
+  /** The spec `model` was made from, as the page picked it. */
+  spec: string;
   question: string;
+  /** The conversation so far, when the question is a follow-up (see {@link RunOptionsMessage.thread}). */
+  earlier?: { messages: AgentMessage[]; continueFrom: string; conversationId: string };
   tools: readonly Tool[];
   maxSteps: number;
   prices?: PriceTable;
@@ -50,6 +80,8 @@ type Listener = (message: RunMessage, index: number) => void;
 /** A run started by the page; it starts when constructed. Follow it with {@link RunSession.subscribe}. */
 export class RunSession {
   readonly id: string;
+  /** The conversation the run belongs to: the first run's id (its own for a first question). */
+  readonly conversationId: string;
   /** Every message so far, in order; index = SSE event id. */
   readonly messages: RunMessage[] = [];
   /** Settles when the run has ended and `stream-end` was sent. Never rejects. */
@@ -58,9 +90,15 @@ export class RunSession {
   readonly #pending = new Map<string, (decision: ApprovalDecision) => void>();
   readonly #controller = new AbortController();
   #approvals = 0;
+  /** The step whose model call is in flight (from its `model-start`). */
+  #step = 0;
+  /** The stream cut of that call: deltas stop at the first observation the model writes itself. */
+  #cut: { step: number; cut: StreamCut; text: string; sent: number; done: boolean } | undefined;
+  #trace: TraceWriter | undefined;
 
   constructor(options: RunSessionOptions) {
     this.id = options.id;
+    this.conversationId = options.earlier?.conversationId ?? options.id;
     this.done = this.#drive(options);
   }
 
@@ -114,18 +152,73 @@ export class RunSession {
       this.#emit({ type: 'approval-pending', requestId, step, tool, input, effects });
     });
 
+  /** Announces a model call's request (and writes it to the trace) as the call starts. */
+  #onRequest(request: ModelRequest): void {
+    const { messages, stopSequences } = request;
+    this.#trace?.writeRequest(this.#step, request);
+    this.#emit({
+      type: 'model-request',
+      step: this.#step,
+      messages,
+      ...(stopSequences && { stopSequences }),
+    });
+  }
+
+  /**
+   * A `model-delta` as the page gets it: nothing from the line where the model starts writing its own
+   * observation. A last line that may still become `Observation:` is held back until it cannot.
+   */
+  #cutDelta(event: { step: number; text: string }): RunMessage | undefined {
+    if (this.#cut?.step !== event.step) {
+      this.#cut = { step: event.step, cut: new StreamCut(ENGLISH_LABELS), text: '', sent: 0, done: false };
+    }
+    const state = this.#cut;
+    if (state.done) return undefined;
+    state.text += event.text;
+    const at = state.cut.push(event.text);
+    let end = state.text.length;
+    if (at >= 0) {
+      state.done = true;
+      end = at;
+    } else {
+      const lineStart = state.text.lastIndexOf('\n') + 1;
+      if (mayBecomeObservation(state.text.slice(lineStart))) end = lineStart;
+    }
+    const text = state.text.slice(state.sent, end);
+    state.sent = Math.max(state.sent, end);
+    const kept = state.done ? text.replace(/\s+$/, '') : text;
+    return kept ? { type: 'model-delta', step: event.step, text: kept } : undefined;
+  }
+
   async #drive(options: RunSessionOptions): Promise<void> {
-    const { model, question, tools, maxSteps } = options;
+    const { question, tools, maxSteps, earlier } = options;
+    const model = watchRequests(options.model, (request) => this.#onRequest(request));
+    const runOptions: RunOptionsMessage = {
+      type: 'run-options',
+      question,
+      model: options.spec,
+      tools: tools.map((t) => t.name),
+      maxSteps,
+      ...(earlier && { continueFrom: earlier.continueFrom }),
+      thread: earlier ? conversationThread(earlier.messages) : [],
+    };
+    this.#emit(runOptions);
     let trace: TraceWriter | undefined;
     try {
+      const { type: _, ...meta } = runOptions;
       trace = createTraceWriter(options.file, {
         question,
         modelId: model.id,
-        meta: { source: 'playground', tools: tools.map((t) => t.name), maxSteps },
+        conversationId: this.conversationId,
+        meta: { source: 'playground', ...meta },
       });
+      this.#trace = trace;
+      const asked = earlier
+        ? { messages: [...earlier.messages, { role: 'user' as const, content: question }] }
+        : { question };
       const run = streamAgent({
         model,
-        question,
+        ...asked,
         tools,
         maxSteps,
         approve: this.#approve,
@@ -134,7 +227,10 @@ export class RunSession {
       });
       for await (const event of run) {
         trace.write(event);
-        if (event.type !== 'model-delta' && event.type !== 'reasoning-delta') this.#emit(event);
+        if (event.type === 'model-start') this.#step = event.step;
+        if (event.type === 'reasoning-delta') continue;
+        const message = event.type === 'model-delta' ? this.#cutDelta(event) : event;
+        if (message) this.#emit(message);
       }
     } catch (error) {
       const message = errorMessage(error);
@@ -146,4 +242,54 @@ export class RunSession {
       this.#listeners.clear();
     }
   }
+}
+
+/**
+ * `model`, calling `onRequest` with each request before it is sent. Every other property is the model's
+ * own (read through, methods bound to it).
+ */
+function watchRequests(model: Model, onRequest: (request: ModelRequest) => void): Model {
+  return new Proxy(model, {
+    get(target, property) {
+      if (property === 'generate')
+        return (request: ModelRequest) => {
+          onRequest(request);
+          return target.generate(request);
+        };
+      if (property === 'stream' && target.stream) {
+        const stream = target.stream.bind(target);
+        return (request: ModelRequest) => {
+          onRequest(request);
+          return stream(request);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The questions and answers of a conversation, as the page shows them above a follow-up. */
+export function conversationThread(messages: readonly AgentMessage[]): RunOptionsMessage['thread'] {
+  const thread: RunOptionsMessage['thread'] = [];
+  for (const message of messages) {
+    if (message.role === 'tool') continue;
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part) => part.text ?? '').join('');
+    if (message.role === 'user') thread.push({ question: text });
+    else {
+      const last = thread.at(-1);
+      if (last && last.answer === undefined) last.answer = text;
+    }
+  }
+  return thread;
+}
+
+/** Whether an unfinished line may still turn into an `Observation:` label (`Obs`, `**Observation 2`). */
+function mayBecomeObservation(line: string): boolean {
+  const start = line.replace(/^[\s>*_#-]*/, '').toLowerCase();
+  if (!start) return line !== '';
+  return 'observation'.startsWith(start) || /^observation[\s\d*_]*$/.test(start);
 }

@@ -12,7 +12,7 @@ const skip = await browserProblem();
 /** The kinds of the trace blocks on the page, in order. */
 function blockKinds(page: Page): Promise<string[]> {
   return page
-    .locator('#trace > li')
+    .locator('#trace .block')
     .evaluateAll((items) => items.map((item) => item.getAttribute('data-kind') ?? ''));
 }
 
@@ -89,7 +89,7 @@ describe('the playground in headless Chromium', { skip }, () => {
     assert.equal(await page.locator('.block.approval .decision').textContent(), 'Approved.');
     assert.deepEqual(playground.notes, ['Brightgrid Pro, 7 developers: $1,680 per year']);
     assert.equal(await page.locator('#count-steps').textContent(), '4');
-    assert.equal(await page.locator('#count-tokens').textContent(), '600');
+    assert.equal(await page.locator('#count-tokens').textContent(), '600 (480 in, 120 out)');
 
     // The run is listed with the past runs, and its trace downloads as JSONL.
     await page.locator('#runs .run-link', { hasText: 'Brightgrid Pro cost per year' }).waitFor();

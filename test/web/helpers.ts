@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Model } from '../../src/models/types.js';
 import { type ScriptedTurn, scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -60,6 +62,33 @@ export async function startTestPlayground(
     if (!options.runsDir) await rm(runsDir, { recursive: true, force: true });
   };
   return { ...playground, close, origin: new URL(playground.url).origin, runsDir, notes };
+}
+
+/**
+ * A model that replays `turns`, streaming each in chunks of `chunkChars` characters with `delayMs` before
+ * each chunk (as a real server writes), so a page can be watched while a turn is being written. Reports
+ * 120 input and 30 output tokens per call, like the test playground's default model.
+ */
+export function pacedModel(
+  turns: readonly ScriptedTurn[],
+  { chunkChars = 6, delayMs = 60 }: { chunkChars?: number; delayMs?: number } = {},
+): Model {
+  const inner = scriptedModel(turns, {
+    streamChunkChars: chunkChars,
+    usage: { inputTokens: 120, outputTokens: 30 },
+  });
+  const stream = inner.stream?.bind(inner);
+  if (!stream) throw new Error('the scripted model streams when given streamChunkChars');
+  return {
+    id: 'paced',
+    generate: (request) => inner.generate(request),
+    async *stream(request) {
+      for await (const part of stream(request)) {
+        if (part.type === 'text-delta') await sleep(delayMs, undefined, { signal: request.signal });
+        yield part;
+      }
+    },
+  };
 }
 
 /** A raw HTTP request (node:http, so Host and Origin can be set to anything). */

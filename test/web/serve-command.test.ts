@@ -76,7 +76,11 @@ test('taoloop serve --model offers the models given on the command line', { time
   const server = serve(['--port', '0', '--runs-dir', runsDir, '--model', spec, '-m', `${spec}-too`]);
   const url = await server.url;
   const config = (await (await fetch(`${url}api/config`)).json()) as { models: unknown[] };
-  assert.deepEqual(config.models, [spec, `${spec}-too`]);
+  // The picker names the model first, then the server: two models on one server read apart.
+  assert.deepEqual(config.models, [
+    { spec, label: 'given · 127.0.0.1:9' },
+    { spec: `${spec}-too`, label: 'given-too · 127.0.0.1:9' },
+  ]);
   server.child.kill('SIGINT');
   assert.equal(await server.exited, 0);
   await rm(runsDir, { recursive: true, force: true });

@@ -4,7 +4,14 @@ import { readTrace } from '../../src/trace/trace.js';
 import { hostProblem, isLoopbackHost } from '../../src/web/guard.js';
 import type { RunMessage } from '../../src/web/run-session.js';
 import { startPlayground } from '../../src/web/server.js';
-import { followRun, postJson, rawRequest, startTestPlayground, type TestPlayground } from './helpers.js';
+import {
+  followRun,
+  pacedModel,
+  postJson,
+  rawRequest,
+  startTestPlayground,
+  type TestPlayground,
+} from './helpers.js';
 
 const TURNS = [
   'Thought: I need the yearly price.\nAction: calculator[20 * 12 * 7]',
@@ -119,7 +126,25 @@ describe('runs through the API', () => {
       assert.equal(answer.status, 200);
     });
     const types = messages.map((m) => m.type);
-    assert.deepEqual(types.slice(0, 2), ['run-start', 'model-start']);
+    assert.deepEqual(types.slice(0, 4), ['run-options', 'run-start', 'model-start', 'model-request']);
+    assert.deepEqual(messages[0], {
+      type: 'run-options',
+      question: 'How much per year for 7 developers?',
+      model: 'scripted',
+      tools: ['calculator', 'write_note'],
+      maxSteps: 5,
+      thread: [],
+    });
+    // What each model call was sent: the system prompt, the messages, the stop sequences.
+    const requests = messages.filter((m) => m.type === 'model-request');
+    assert.equal(requests.length, 3);
+    const second = requests[1];
+    assert.ok(second?.type === 'model-request');
+    assert.equal(second.step, 2);
+    assert.equal(second.messages[0]?.role, 'system');
+    assert.match(second.messages[0]?.content ?? '', /calculator/);
+    assert.ok(second.messages.some((m) => m.content.includes('Observation: 1680')));
+    assert.ok(second.stopSequences?.some((stop) => stop.includes('Observation')));
     assert.ok(types.indexOf('approval-start') < types.indexOf('approval-pending'));
     assert.ok(types.indexOf('approval-pending') < types.indexOf('approval-end'));
     const end = messages.find((m): m is Extract<RunMessage, { type: 'run-end' }> => m.type === 'run-end');
@@ -154,7 +179,16 @@ describe('runs through the API', () => {
     try {
       const replay = await followRun({ ...playground, origin: other.url.replace(/\/$/, '') }, id);
       const types = replay.map((m) => m.type);
-      assert.equal(types.at(0), 'run-start');
+      assert.deepEqual(types.slice(0, 2), ['run-options', 'run-start']);
+      assert.deepEqual(replay[0], {
+        type: 'run-options',
+        question: 'twice?',
+        model: 'scripted',
+        tools: ['calculator'],
+        maxSteps: 8,
+        thread: [],
+      });
+      assert.ok(types.includes('model-request'), 'the requests are kept in the trace for the inspector');
       assert.deepEqual(types.slice(-2), ['run-end', 'stream-end']);
     } finally {
       await other.close();
@@ -188,6 +222,8 @@ describe('runs through the API', () => {
       [{ question: 'q', model: 'scripted', maxSteps: 21 }, /maxSteps/],
       [{ question: 'q', model: 'scripted', maxSteps: 0 }, /maxSteps/],
       [{ question: 'q', model: 'scripted', tools: ['rm_rf'] }, /unknown tools: rm_rf/],
+      [{ question: 'q', model: 'scripted', tools: [] }, /tick at least one tool.*offered: calculator/],
+      [{ question: 'q', model: 'scripted', continueFrom: 'no-such-run' }, /no run "no-such-run"/],
     ];
     for (const [body, error] of cases) {
       const response = await postJson(playground, '/api/runs', body);
@@ -198,6 +234,120 @@ describe('runs through the API', () => {
       const response = await rawRequest(`${playground.origin}/api/runs/${id}/trace.jsonl`);
       assert.equal(response.status, 404, id);
     }
+  });
+});
+
+describe('live tokens', () => {
+  test('deltas reach the page as written, and stop where the model invents an observation', async (t) => {
+    const turn =
+      'Thought: I need the yearly price.\nAction: calculator[20 * 12 * 7]\nObservation: 9999\nmore';
+    const playground = await startTestPlayground([], {
+      createModel: async () =>
+        pacedModel([turn, 'Thought: done.\nAnswer: $1,680 per year'], { chunkChars: 8, delayMs: 5 }),
+    });
+    t.after(() => playground.close());
+    const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+      id: string;
+    };
+    const messages = await followRun(playground, id);
+    const deltas = messages.filter((m) => m.type === 'model-delta' && m.step === 1);
+    assert.ok(deltas.length >= 5, `${deltas.length} deltas`);
+    const written = deltas.map((m) => (m.type === 'model-delta' ? m.text : '')).join('');
+    assert.equal(written.trimEnd(), 'Thought: I need the yearly price.\nAction: calculator[20 * 12 * 7]');
+    const types = messages.map((m) => m.type);
+    assert.ok(types.lastIndexOf('model-delta') < types.lastIndexOf('model-end'));
+    // A finished turn's deltas are not kept in the trace: model-end has the whole text.
+    assert.ok(!readTrace(`${playground.runsDir}/${id}.jsonl`).events.some((e) => e.type === 'model-delta'));
+  });
+
+  test('what was written before a stop stays in the trace and in its replay', async (t) => {
+    const turn = `Thought: ${'a long thought '.repeat(20)}\nAction: calculator[1 + 1]`;
+    const playground = await startTestPlayground([], {
+      createModel: async () => pacedModel([turn], { chunkChars: 5, delayMs: 40 }),
+    });
+    t.after(() => playground.close());
+    const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+      id: string;
+    };
+    let seen = 0;
+    const live = await followRun(playground, id, async (message) => {
+      if (message.type !== 'model-delta') return;
+      seen += 1;
+      if (seen === 8) assert.equal((await postJson(playground, `/api/runs/${id}/stop`, {})).status, 202);
+    });
+    const end = live.find((m) => m.type === 'run-end');
+    assert.equal(end?.type === 'run-end' && end.result.status, 'aborted');
+    const trace = readTrace(`${playground.runsDir}/${id}.jsonl`);
+    const kept = trace.events.filter((e) => e.type === 'model-delta');
+    assert.equal(kept.length, 1, 'the deltas of the unfinished call, as one line');
+    const keptText = kept[0]?.type === 'model-delta' ? kept[0].text : '';
+    assert.ok(keptText.startsWith('Thought: a long thought'), keptText);
+    assert.ok(keptText.length >= 40 && keptText.length < turn.length, `${keptText.length} characters`);
+    assert.deepEqual(
+      trace.events.map((e) => e.type).slice(-2),
+      ['model-delta', 'run-end'],
+      'written before the run ends',
+    );
+    // A viewer opening the run later (another server) gets the same unfinished text.
+    const other = await startPlayground({ port: 0, env: {}, runsDir: playground.runsDir });
+    t.after(() => other.close());
+    const replay = await followRun({ ...playground, origin: other.url.replace(/\/$/, '') }, id);
+    const replayed = replay.filter((m) => m.type === 'model-delta');
+    assert.equal(replayed.length, 1);
+    assert.equal(replayed[0]?.type === 'model-delta' && replayed[0].text, keptText);
+  });
+});
+
+describe('conversations', () => {
+  test('a follow-up continues the conversation of an answered run', async (t) => {
+    const seen: string[][] = [];
+    const turns = ['Thought: easy.\nAnswer: Lisbon', 'Thought: I remember.\nAnswer: about 545,000'];
+    let call = 0;
+    const playground = await startTestPlayground([], {
+      createModel: async () => {
+        const model = pacedModel([turns[call++] ?? ''], { delayMs: 0 });
+        const stream = model.stream?.bind(model);
+        return {
+          ...model,
+          stream(request) {
+            seen.push(request.messages.map((m) => m.content));
+            return stream!(request);
+          },
+        };
+      },
+    });
+    t.after(() => playground.close());
+    const first = (
+      await postJson(playground, '/api/runs', {
+        question: 'Capital of Portugal?',
+        model: 'scripted',
+        tools: ['calculator'],
+      })
+    ).body as { id: string };
+    await followRun(playground, first.id);
+    const second = await postJson(playground, '/api/runs', {
+      question: 'How many people live there?',
+      model: 'scripted',
+      tools: ['calculator'],
+      continueFrom: first.id,
+    });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    const messages = await followRun(playground, String(second.body.id));
+    assert.deepEqual(messages[0], {
+      type: 'run-options',
+      question: 'How many people live there?',
+      model: 'scripted',
+      tools: ['calculator'],
+      maxSteps: 8,
+      continueFrom: first.id,
+      thread: [{ question: 'Capital of Portugal?', answer: 'Lisbon' }],
+    });
+    const sent = (seen[1] ?? []).join('\n');
+    assert.match(sent, /Capital of Portugal\?/);
+    assert.match(sent, /Lisbon/);
+    assert.match(sent, /How many people live there\?/);
+    const header = readTrace(`${playground.runsDir}/${second.body.id}.jsonl`).header;
+    assert.equal(header.conversationId, first.id, 'one conversation in the runs folder');
   });
 });
 

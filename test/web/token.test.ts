@@ -46,7 +46,9 @@ describe('bound to a non-loopback address', () => {
     rawRequest(`${playground.origin}${pathname}`, {
       method,
       headers: { origin: playground.origin, 'content-type': 'application/json', ...headers },
-      ...(method === 'POST' && { body: JSON.stringify({ question: 'q', model: 'scripted', tools: [] }) }),
+      ...(method === 'POST' && {
+        body: JSON.stringify({ question: 'q', model: 'scripted', tools: ['calculator'] }),
+      }),
     });
 
   test('a token is generated and the printed URL carries it', () => {
@@ -86,7 +88,7 @@ describe('bound to a non-loopback address', () => {
     assert.equal((await rawRequest(`${playground.origin}/app.js`)).status, 200);
     const config = await call('GET', '/api/config', { authorization: `Bearer ${token}` });
     assert.equal(config.status, 200, config.body);
-    // No tools ticked: the model's write_note is refused as unknown, and the run answers without waiting.
+    // Only the calculator ticked: the model's write_note is refused as unknown, and the run answers without waiting.
     const started = await call('POST', `/api/runs?token=${token}`);
     assert.equal(started.status, 201, started.body);
     const { id } = JSON.parse(started.body) as { id: string };

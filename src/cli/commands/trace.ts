@@ -56,6 +56,7 @@ export function traceCommand(ref: string): number {
       process.stdout.write(`${pc.red(`The run crashed or was stopped at once: ${safeText(line.error)}`)}\n`);
       continue;
     }
+    if (line.type === 'model-request') continue; // what was sent: shown by the playground's inspector
     render(line);
   }
   if (!trace.result && trace.error === undefined)

@@ -1,0 +1,314 @@
+/**
+ * The playground page through its states (empty, running, approval, finished), at 1280x800 and 390x844, in
+ * light and dark: no sideways scroll on the phone, no serious or critical axe-core violation, a screenshot
+ * of each into test-output/playground/ (ignored by git; look at them). Also: a streamed turn grows as it
+ * is written, a stop keeps it, a reload mid-run re-attaches from the URL, keyboard and focus.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import {
+  browserProblem,
+  launchChromium,
+  pacedModel,
+  startTestPlayground,
+  type TestPlayground,
+} from './helpers.js';
+
+const skip = await browserProblem();
+const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/playground');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+const SCHEMES = ['light', 'dark'] as const;
+
+/** The approval scenario: a format error, an invented observation (cut), the write tool, the answer. */
+const TURNS = [
+  'Let me think about the price first.',
+  'Thought: I need the yearly price for 7 developers at $20 a month.\nAction: calculator[20 * 12 * 7]\nObservation: 9999',
+  'Thought: I will save the total so the team can find it.\nAction: write_note[Brightgrid Pro, 7 developers: $1,680 per year]',
+  'Thought: The note is saved and the total is known.\nAnswer: $1,680 per year',
+];
+const QUESTION = 'How much does Brightgrid Pro cost per year for 7 developers?';
+
+/**
+ * Checks the page in every size and scheme: no sideways scroll at any size, no serious or critical axe
+ * violation, and a screenshot named after the state.
+ */
+async function checkState(page: Page, state: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const where = `${state}, ${size.name}, ${scheme}`;
+      // Browser code is passed as text: this project's type check has no DOM types.
+      const { scrollWidth, innerWidth } = (await page.evaluate(
+        '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
+      )) as { scrollWidth: number; innerWidth: number };
+      assert.ok(scrollWidth <= innerWidth, `${where}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
+      // Evaluated, not added as a <script>: the page's Content-Security-Policy forbids inline scripts.
+      if ((await page.evaluate('typeof window.axe')) !== 'object')
+        await page.evaluate(await readFile(AXE, 'utf8'));
+      const violations = (await page.evaluate('window.axe.run(document).then((r) => r.violations)')) as {
+        id: string;
+        impact: string;
+        nodes: { target: string[]; failureSummary: string }[];
+      }[];
+      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(
+        bad.map(
+          (v) =>
+            `${v.id} (${v.impact}): ${v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(' | ')}`,
+        ),
+        [],
+        `${where}: axe-core`,
+      );
+      await page.screenshot({
+        path: path.join(SCREENSHOTS, `${state}-${size.name}-${scheme}.png`),
+        fullPage: true,
+      });
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** A page that records dialogs, script errors and console errors (a CSP violation is one). */
+async function openPage(context: BrowserContext, url: string) {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(url);
+  await page.locator('#model option').first().waitFor({ state: 'attached' });
+  return { page, problems };
+}
+
+/** The id of the element that has focus, or its class when it has no id. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(
+    "document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName || ''",
+  ) as Promise<string>;
+}
+
+describe('the playground, state by state', { skip }, () => {
+  let context: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
+  before(async () => {
+    ({ context, close: closeBrowser } = await launchChromium());
+  });
+  after(() => closeBrowser?.());
+
+  test('a streamed turn grows as it is written, never past an invented observation; a stop keeps it', async (t) => {
+    const long = `Thought: ${'I compare the plans one by one, month by month. '.repeat(20)}`;
+    const playground: TestPlayground = await startTestPlayground([], {
+      createModel: async () =>
+        pacedModel(
+          [
+            'Thought: First the price.\nAction: calculator[20 * 12 * 7]\nObservation: 9999\nThought: invented',
+            `${long}\nAction: calculator[1 + 1]`,
+          ],
+          { chunkChars: 4, delayMs: 60 },
+        ),
+    });
+    t.after(() => playground.close());
+    const { page, problems } = await openPage(context, playground.url);
+    await checkState(page, 'empty');
+    // Records the text of every live (being written) block each time the trace changes.
+    await page.evaluate(`{
+      const seen = (window.__seen = []);
+      new MutationObserver(() => {
+        for (const live of document.querySelectorAll('#trace .block.live')) {
+          const text = live.querySelector('.text')?.textContent ?? '';
+          seen.push({ step: live.getAttribute('data-step') ?? '', length: text.length, text });
+        }
+      }).observe(document.getElementById('trace'), { childList: true, subtree: true, characterData: true });
+    }`);
+    await page.getByLabel('Question').fill('Compare the plans');
+    await page.getByLabel('Question').press('Control+Enter');
+    await page.waitForURL(/#\/runs\/[\w.-]+$/); // the run has an address
+    // Step 2's thought is long and slow: the page is running while it is checked.
+    await page.locator('.step[data-step="2"] .block.thought.live').waitFor();
+    const liveText = page.locator('.step[data-step="2"] .block.live .text');
+    for (let tries = 0; (await liveText.textContent())!.length <= 120; tries += 1) {
+      assert.ok(tries < 300, 'step 2 keeps growing');
+      await page.waitForTimeout(50);
+    }
+    await checkState(page, 'running');
+    const seen = (await page.evaluate('window.__seen')) as { step: string; length: number; text: string }[];
+    const step1 = [...new Set(seen.filter((s) => s.step === '1').map((s) => s.length))];
+    assert.ok(step1.length >= 3, `step 1 grew in ${step1.length} steps before its turn ended`);
+    assert.ok(
+      seen.every((s) => !/Observation|9999|invented/.test(s.text)),
+      'nothing from the invented observation on was shown',
+    );
+    // The finished turn of step 1 replaced its live blocks with the parsed ones.
+    assert.equal(await page.locator('.step[data-step="1"] .block.live').count(), 0);
+    assert.equal(
+      await page.locator('.step[data-step="1"] .block.action .text').textContent(),
+      'calculator[20 * 12 * 7]',
+    );
+
+    const before = String(await page.locator('.step[data-step="2"] .block.live .text').textContent());
+    await page.keyboard.press('Escape');
+    await page.locator('.block.end').waitFor();
+    const kept = page.locator('.step[data-step="2"] .block.thought.unfinished');
+    assert.equal(await kept.count(), 1, 'what was written stays on screen');
+    assert.ok(String(await kept.locator('.text').textContent()).startsWith(before.slice(0, 100)));
+    assert.match(String(await kept.locator('.label').textContent()), /unfinished/);
+    const end = String(await page.locator('.block.end').textContent());
+    assert.match(end, /you stopped the run\. 1 model turn in/);
+    assert.doesNotMatch(end, /aborted\./);
+    assert.equal(await focused(page), 'block end aborted', 'focus moves to the end of the run');
+
+    // Reopened from its trace (another page), the unfinished text is there too.
+    const again = await openPage(context, page.url());
+    await again.page.locator('.block.end').waitFor();
+    assert.equal(await again.page.locator('.block.thought.unfinished').count(), 1);
+    assert.deepEqual([...problems, ...again.problems], []);
+    await again.page.close();
+    await page.close();
+  });
+
+  test('approval, reload mid-run, the inspector, run again; keyboard and focus', async (t) => {
+    const playground = await startTestPlayground([], {
+      createModel: async () => pacedModel(TURNS, { chunkChars: 12, delayMs: 10 }),
+    });
+    t.after(() => playground.close());
+    const { page, problems } = await openPage(context, playground.url);
+    await page.getByLabel('Question').fill(QUESTION);
+    await page.getByLabel('fetch_page').uncheck();
+    await page.locator('#max-steps').fill('5');
+    await page.evaluate(`{
+      const log = (window.__focus = []);
+      document.addEventListener('focusin', (event) => log.push(event.target.id || event.target.className));
+    }`);
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.locator('button.approve:enabled').waitFor();
+    assert.deepEqual(
+      await page.evaluate('window.__focus'),
+      ['start', 'trace-heading', 'approve'],
+      'after Run focus goes to the trace, then to the approval',
+    );
+    assert.equal(await focused(page), 'approve');
+    const runUrl = page.url();
+    assert.match(runUrl, /#\/runs\/[\w.-]+$/);
+    await checkState(page, 'approval');
+
+    // A reload (or the link opened elsewhere) re-attaches to the live run, approval included.
+    await page.reload();
+    await page.locator('button.approve:enabled').waitFor();
+    assert.equal(page.url(), runUrl);
+    assert.equal(await page.locator('.step').count(), 3);
+    assert.equal(await page.getByLabel('Question').inputValue(), QUESTION, 'the form shows the run again');
+    assert.equal(await page.getByLabel('fetch_page').isChecked(), false);
+    assert.equal(await page.locator('#max-steps').inputValue(), '5');
+
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('.block.approval .decision', { hasText: 'Approved.' }).waitFor();
+    await page.locator('.block.end').waitFor();
+    assert.equal(await focused(page), 'block end answered', 'at the end, focus goes to how the run ended');
+    assert.deepEqual(playground.notes, ['Brightgrid Pro, 7 developers: $1,680 per year']);
+    await checkState(page, 'finished');
+
+    // Steps: numbered groups with model time, tool time and tokens; a timeline bar per step.
+    assert.deepEqual(await page.locator('.step-title').allTextContents(), [
+      'Step 1',
+      'Step 2',
+      'Step 3',
+      'Step 4',
+    ]);
+    assert.match(
+      String(await page.locator('.step[data-step="3"] .step-figures').textContent()),
+      /^model \d+\.\d+ s · tool \d+\.\d+ s · 120 in \/ 30 out tokens$/,
+    );
+    // Step 2's stream was cut at the invented observation: the server sent no usage, so it is estimated.
+    assert.match(
+      String(await page.locator('.step[data-step="2"] .step-figures').textContent()),
+      /· about \d+ in \/ \d+ out tokens$/,
+    );
+    assert.equal(await page.locator('#timeline > li').count(), 4);
+    assert.match(
+      String(await page.locator('#count-tokens').textContent()),
+      /^about [\d,]+ \([\d,]+ in, [\d,]+ out\)$/,
+    );
+    assert.match(String(await page.locator('#cost-help').textContent()), /--price IN\/OUT/);
+
+    // The inspector of step 2: what was sent, what came back, what was dropped.
+    const inspector = page.locator('.step[data-step="2"] .inspector');
+    await inspector.locator('summary').click();
+    const parts = await inspector
+      .locator('.inspect-part')
+      .evaluateAll((sections) =>
+        sections.map((s) => [
+          s.querySelector('h4')?.textContent ?? '',
+          s.querySelector('pre')?.textContent ?? '',
+        ]),
+      );
+    const part = (title: string) => parts.find(([h]) => h.startsWith(title))?.[1] ?? '';
+    assert.match(part('System prompt'), /calculator/);
+    assert.match(part('Stop sequences'), /Observation/);
+    assert.match(part('Raw model text'), /Observation: 9999$/);
+    assert.match(part('Parsed turn'), /"tool": "calculator"/);
+    assert.match(part('Dropped'), /Observation: 9999/);
+    const sent = await inspector.locator('.messages > li').allTextContents();
+    assert.ok(
+      sent.some((m) => m.includes(QUESTION)),
+      'the question is among the messages sent',
+    );
+    assert.ok(
+      sent.some((m) => m.includes('Let me think about the price first.')),
+      'and step 1 reply',
+    );
+
+    // Run again: same question, model, tools and limits, a new address.
+    await page.getByRole('button', { name: 'Run again', exact: true }).click();
+    await page.waitForURL((url) => url.href !== runUrl);
+    await page.locator('button.approve:enabled').waitFor();
+    assert.equal(await page.locator('#run-title').textContent(), QUESTION);
+    assert.match(String(await page.locator('#run-meta').textContent()), /tools: calculator, write_note$/);
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('.block.end').waitFor();
+
+    // Edit and run again: the form gets the run's choices and the question takes focus.
+    await page.getByLabel('Question').fill('');
+    await page.getByLabel('fetch_page').check();
+    await page.getByRole('button', { name: 'Edit and run again' }).click();
+    assert.equal(await focused(page), 'question');
+    assert.equal(await page.getByLabel('Question').inputValue(), QUESTION);
+    assert.equal(await page.getByLabel('fetch_page').isChecked(), false);
+
+    // No tool ticked: refused on the page, before any run.
+    for (const box of await page.locator('#tools input').all()) await box.uncheck();
+    const runsBefore = await page.locator('#runs li').count();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    assert.match(String(await page.locator('#form-error').textContent()), /Tick at least one tool/);
+    assert.equal(await page.locator('#runs li').count(), runsBefore);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('the model picker names the model first; two models on one server read apart', async (t) => {
+    const playground = await startTestPlayground(TURNS, {
+      models: [
+        'openai-compatible:http://127.0.0.1:9/v1#qwen2.5-7b',
+        'openai-compatible:http://127.0.0.1:9/v1#llama-3.2-3b',
+      ],
+    });
+    t.after(() => playground.close());
+    const { page } = await openPage(context, playground.url);
+    assert.deepEqual(await page.locator('#model option').allTextContents(), [
+      'qwen2.5-7b · 127.0.0.1:9',
+      'llama-3.2-3b · 127.0.0.1:9',
+    ]);
+    await page.close();
+  });
+});

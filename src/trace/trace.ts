@@ -9,8 +9,8 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentEvent, RunResult, Step } from '../agent/types.js';
-import { createTraceCompactor, createTraceExpander } from './compact.js';
 import type { ModelMessage, ModelRequest } from '../models/types.js';
+import { createTraceCompactor, createTraceExpander } from './compact.js';
 
 /** The format name on a trace's first line. */
 export const TRACE_FORMAT = 'taoloop-trace';

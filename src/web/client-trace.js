@@ -19,8 +19,8 @@ export function createTraceView(ui, hooks) {
     error: 'No answer: the run failed.',
     paused: 'Paused: the run waits for an approval.',
   };
-  /** Errors that only repeat what the status already says. */
-  const SAID_BY_STATUS = new Set(['The run was aborted.']);
+  /** An abort's error, when it only repeats what the status says (the page's own Stop). */
+  const SAID_BY_STATUS = /^The run was aborted(?:: stopped from the playground)?\.?$/;
   /** Where a live turn's Action or Answer starts (English labels, as the playground uses). */
   const ACTION_LINE =
     /^[ \t>*_#-]*(Action|Answer|Final Answer|FinalAnswer|Final_Answer)\s*(?:\d+\s*)?:[ \t]*/im;
@@ -425,7 +425,7 @@ export function createTraceView(ui, hooks) {
     const why = STOP_TEXT[result.status] ?? result.status;
     const turns = result.steps.length === 1 ? '1 model turn' : `${result.steps.length} model turns`;
     const summary = `${turns} in ${(result.durationMs / 1000).toFixed(1)} s.`;
-    const error = result.error && !SAID_BY_STATUS.has(result.error) ? ` ${result.error}` : '';
+    const error = result.error && !SAID_BY_STATUS.test(result.error) ? ` ${result.error}` : '';
     const text = `${why}${error} ${summary}`;
     const end = addBlock(`end ${result.status}`, `Run ended: ${result.status.replace('_', ' ')}`, text);
     end.tabIndex = -1;

@@ -20,7 +20,7 @@ export {
   summaryCompaction,
 } from './agent/compaction.js';
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
-export { AgentConfigError } from './agent/errors.js';
+export { AgentConfigError, InvalidToolInputError, NoSuchToolError } from './agent/errors.js';
 export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
 export type {
   OnStepEndFunction,
@@ -45,6 +45,7 @@ export {
   type Session,
   type SessionOptions,
 } from './agent/session.js';
+export type { RepairToolCallFunction, RepairToolCallOptions } from './agent/tool-repair.js';
 export type {
   AgentEvent,
   AgentOptions,
@@ -62,6 +63,7 @@ export type {
   Step,
   StepObservation,
   StopReason,
+  ToolCallRepair,
 } from './agent/types.js';
 export { RUN_STATE_VERSION } from './agent/types.js';
 export { fromLanguageModel } from './models/ai-sdk.js';

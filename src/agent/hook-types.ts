@@ -3,8 +3,9 @@
  *
  * @module
  */
-import type { Model, ModelMessage, ModelRequest, ModelResponse } from '../models/types.js';
+import type { Model, ModelMessage, ModelRequest, ModelResponse, ModelToolCall } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
+import type { InvalidToolInputError, NoSuchToolError } from './errors.js';
 import type { Step } from './types.js';
 
 /** What a {@link PrepareStepFunction} gets: the step about to be made and what it will send. */
@@ -84,3 +85,28 @@ export type PrepareStepFunction = (
  * run waits for it; a throw (or rejection) does not change the run: it is reported as a `hook-error` event.
  */
 export type OnStepEndFunction = (step: Step) => void | Promise<void>;
+
+/** What a {@link RepairToolCallFunction} gets. */
+export interface RepairToolCallOptions {
+  /** The step (1-based) whose call failed. */
+  step: number;
+  /** The call as the model made it (`input` is its JSON arguments text). */
+  toolCall: ModelToolCall;
+  /** Why it cannot run. */
+  error: NoSuchToolError | InvalidToolInputError;
+  /** The messages the model was sent for this step, system prompt first. */
+  messages: ModelMessage[];
+  /** The tools the step offers. */
+  tools: readonly Tool[];
+  /** The JSON Schema of a tool's arguments (text tools: `{ input: string }`); `undefined` for an unknown tool. */
+  inputSchema(options: { toolName: string }): Record<string, unknown> | undefined;
+}
+
+/**
+ * Returns the call to run instead (its `id` is kept from the model's call, so the result still answers
+ * it), or `null` / `undefined` to leave it to the corrective observation. A throw counts as no repair (and
+ * is recorded on the step). Runs through the run's journal: a durable or resumed run does not call it again.
+ */
+export type RepairToolCallFunction = (
+  options: RepairToolCallOptions,
+) => ModelToolCall | null | undefined | Promise<ModelToolCall | null | undefined>;

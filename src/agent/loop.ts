@@ -24,6 +24,7 @@ import { RunPaused } from './pause-errors.js';
 import { recordedTurn, recorderOf } from './pause-journal.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests } from './request.js';
+import { repairToolCalls } from './tool-repair.js';
 import { maxTurnChars } from './turn-cap.js';
 import { formatErrorObservation, ignoredNote, nativeStepText, readTextStep } from './turns.js';
 import type {
@@ -210,7 +211,11 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         result = signal?.aborted ? stopped() : finish('error', { error: modelErrorMessage(error, options) });
         break;
       }
-      const { response, modelId } = answered;
+      const { modelId } = answered;
+      // Native calls that cannot run go to `repairToolCall` first (`tool-repair.ts`).
+      const { response, repairs } = plan.native
+        ? await repairToolCalls(answered.response, index, request.messages, stepRouter, options)
+        : { response: answered.response, repairs: undefined };
 
       // 3. The turn: parsed (text mode) or read from the tool call (native mode), kept as a step.
       const stepCost = budget.record(request, response.usage, response.text, modelId);
@@ -236,6 +241,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         ...(toolCall && { toolCall }),
         ...(reasoning !== undefined && { reasoning }),
         ...(modelId !== model.id && { modelId }),
+        ...(repairs && { toolCallRepairs: repairs }),
       };
       steps.push(step);
       yield {

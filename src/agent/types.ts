@@ -12,7 +12,7 @@ import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import type { AgentMessage } from './conversation.js';
-import type { OnStepEndFunction, PrepareStepFunction } from './hook-types.js';
+import type { OnStepEndFunction, PrepareStepFunction, RepairToolCallFunction } from './hook-types.js';
 import type { AnswerCheck, OutputSchema } from './output.js';
 
 /** A tool call waiting for a person's (or a policy's) decision. */
@@ -337,6 +337,16 @@ export interface AgentOptions<O = unknown> {
    */
   onStepEnd?: OnStepEndFunction;
   /**
+   * Native mode: fixes a tool call that names an unknown tool or whose input does not validate, before the
+   * model is told what was wrong (the AI SDK's `experimental_repairToolCall`). It gets the call, the error
+   * (`NoSuchToolError` or `InvalidToolInputError`), the step's messages and tools, and returns the call to
+   * run instead (for example one a second model wrote) or `null`. A repaired call that still cannot run,
+   * `null` and a throw all get the usual corrective observation; each attempt is kept on the step
+   * (`toolCallRepairs`). Ignored in text mode.
+   * @default undefined (no repair)
+   */
+  repairToolCall?: RepairToolCallFunction;
+  /**
    * Let the provider's prompt cache serve the part of each request that the previous one already sent:
    * Anthropic requests carry cache breakpoints (the system prompt and the newest message); OpenAI and
    * OpenAI-compatible servers (llama.cpp server, vLLM) cache the stable prefix on their own. Cached input
@@ -428,6 +438,20 @@ export interface Step {
   reasoning?: string;
   /** The model that answered this step, when a fallback did (absent: the run's model). */
   modelId?: string;
+  /** Native mode with `repairToolCall`: each call of the step that could not run as made, and its repair. */
+  toolCallRepairs?: ToolCallRepair[];
+}
+
+/** A native tool call that could not run as the model made it, and what `repairToolCall` did with it. */
+export interface ToolCallRepair {
+  /** The call as the model made it. */
+  original: ModelToolCall;
+  /** Why it could not run (unknown tool, invalid input). */
+  error: string;
+  /** The call run instead; absent when the repair gave none. */
+  repaired?: ModelToolCall;
+  /** What the repair threw, or why its answer was not a call. */
+  repairError?: string;
 }
 
 /** One more tool call of a native step, and what came of it. */

@@ -8,6 +8,7 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { AgentWorkflow } from '../../restate/service.js';
 import { UsageError } from '../errors.js';
 import type { WorkerCommandOptions } from '../options.js';
+import { requireRestateSdk } from '../restate-sdk.js';
 
 /** Set in the environment of the worker processes a `--replicas` primary forks. */
 const REPLICA_ENV = 'TAOLOOP_WORKER_REPLICA';
@@ -18,8 +19,13 @@ const STOP_GRACE_MS = 5000;
 /** Messages from a replica to its primary. */
 type ReplicaMessage = { type: 'ready'; url: string } | { type: 'error'; message: string };
 
-/** Serves until SIGINT or SIGTERM. @throws {UsageError} for a bad model or tool configuration. */
+/**
+ * Serves until SIGINT or SIGTERM.
+ * @throws {UsageError} for a bad model or tool configuration, or when the Restate SDK is not installed
+ *   (naming the `npm install` command).
+ */
 export async function serveWorker(options: WorkerCommandOptions): Promise<void> {
+  await requireRestateSdk();
   if (cluster.isWorker && process.env[REPLICA_ENV] === '1') return serveReplica(options);
   if (options.replicas > 1) return servePrimary(options);
   const restate = await import('../../restate/index.js');

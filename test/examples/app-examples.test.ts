@@ -126,3 +126,29 @@ test('examples/app/chat-route.ts: a useChat request gets the UI message stream',
   assert.match(body, /"type":"text-delta","id":"text-1","delta":"4"/);
   assert.match(body, /"type":"data-stop","data":\{"status":"answered"/);
 });
+
+test('examples/app/approve-later.ts: asks in one process, sends after the approval in another, once', async (t) => {
+  const fake = await startFakeOpenAI({
+    replies: [
+      'Thought: I will email Ann.\nAction: send_email[ann@example.com]',
+      'Thought: Sent.\nAnswer: Ann knows the report is ready.',
+    ],
+  });
+  t.after(() => fake.close());
+  const folder = await mkdtemp(join(tmpdir(), 'taoloop-approve-later-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  const env = { TAOLOOP_MODEL: `openai-compatible:${fake.baseURL}#fake` };
+  const state = join(folder, 'state.json');
+  const asked = await runExample('examples/app/approve-later.ts', env, undefined, ['ask', state]);
+  assert.equal(asked.stdout, 'waiting: send_email[ann@example.com]\n');
+  const decided = await runExample('examples/app/approve-later.ts', env, undefined, [
+    'decide',
+    state,
+    'approve',
+  ]);
+  assert.equal(
+    decided.stdout,
+    '(sending the email to ann@example.com)\nanswered: Ann knows the report is ready.\n',
+  );
+  assert.equal(fake.requests.length, 2, 'no model call made again');
+});

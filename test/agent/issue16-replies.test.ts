@@ -277,6 +277,22 @@ describe('several native calls: every call gets the notes a single action gets',
   });
 });
 
+describe('an unknown tool in text mode', () => {
+  test('the observation lists the tools and says how to give the answer instead', async () => {
+    const { result } = await run(
+      { replies: ['Thought: look it up\nAction: wikipedia[Paris]', 'Thought: fine\nAnswer: 42'] },
+      { streaming: true },
+    );
+    assert.equal(result.status, 'answered');
+    const text = result.steps[0]!.observation?.text ?? '';
+    assert.match(text, /unknown tool "wikipedia"\. Use: calculator/);
+    assert.match(
+      text,
+      /\nTo give the final answer instead, write `Answer: <the answer>` in place of the action\.$/,
+    );
+  });
+});
+
 describe('parallelToolCalls: false (one call per step)', () => {
   const call = (name: string, input: string) => ({ name, arguments: JSON.stringify({ input }) });
 

@@ -8,7 +8,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentMessage } from '../agent/conversation.js';
 import type { ApprovalDecision, RunResult } from '../agent/types.js';
-import type { PriceTable } from '../models/pricing.js';
+import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import { parseModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { toolNeedsApproval } from '../tools/router.js';
@@ -41,6 +41,10 @@ export interface PlaygroundContext {
   createModel: (spec: string) => Promise<Model>;
   runsDir: string;
   prices?: PriceTable;
+  /** Waits before retries of a failed model call (see `RunSessionOptions.retryDelaysMs`). */
+  retryDelaysMs?: readonly number[];
+  /** The price of every offered model, over `prices` (see `PlaygroundOptions.price`). */
+  price?: ModelPrice;
   sessions: Map<string, RunSession>;
 }
 
@@ -140,7 +144,8 @@ export async function postRun(
     tools,
     maxSteps,
     ...(earlier && { earlier }),
-    ...withPrices(ctx),
+    ...(ctx.retryDelaysMs && { retryDelaysMs: ctx.retryDelaysMs }),
+    ...withPrices(ctx, model.id),
   });
   ctx.sessions.set(id, session);
   void session.done.then(() => forgetOldSessions(ctx.sessions));
@@ -176,7 +181,9 @@ function conversationOf(
   return { messages: result.messages, continueFrom: id, conversationId };
 }
 
-function withPrices(ctx: PlaygroundContext): { prices?: PriceTable } {
+/** The run's price table: the playground's `prices`, and its `price` for the run's model. */
+function withPrices(ctx: PlaygroundContext, modelId: string): { prices?: PriceTable } {
+  if (ctx.price) return { prices: { ...ctx.prices, [modelId]: ctx.price } };
   return ctx.prices ? { prices: ctx.prices } : {};
 }
 

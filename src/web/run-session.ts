@@ -4,9 +4,12 @@
  *
  * @module
  */
+
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentMessage } from '../agent/conversation.js';
 import { streamAgent } from '../agent/loop.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../agent/types.js';
+import { ModelCallError } from '../models/errors.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
 import { ENGLISH_LABELS } from '../react/labels.js';
@@ -21,6 +24,8 @@ import { errorMessage } from '../util/own.js';
  * plus
  * - `model-request`: the messages and stop sequences step `step`'s model call was sent (again when the
  *   call is repeated without stop sequences);
+ * - `model-retry`: step `step`'s model call failed with an error worth retrying (HTTP 408, 409, 429, 5xx,
+ *   a lost connection) before it wrote anything; attempt `attempt` follows in `delayMs` milliseconds;
  * - `approval-pending`: a tool call waits for the page; answer it at `.../approvals/<requestId>`;
  * - `run-error`: the run could not start or crashed (a caller mistake such as an invalid tool list),
  *   the same line a trace ends with after a crash;
@@ -30,6 +35,7 @@ export type RunMessage =
   | RunOptionsMessage
   | Exclude<AgentEvent, { type: 'reasoning-delta' }>
   | { type: 'model-request'; step: number; messages: ModelMessage[]; stopSequences?: string[] }
+  | { type: 'model-retry'; step: number; attempt: number; error: string; delayMs: number }
   | {
       type: 'approval-pending';
       requestId: string;
@@ -72,7 +78,15 @@ export interface RunSessionOptions {
   tools: readonly Tool[];
   maxSteps: number;
   prices?: PriceTable;
+  /**
+   * Waits before each retry of a model call that failed with a retryable error before writing anything;
+   * one retry per entry, each announced with `model-retry`. @default DEFAULT_RETRY_DELAYS_MS
+   */
+  retryDelaysMs?: readonly number[];
 }
+
+/** Two retries, after 2 s and 4 s (the AI SDK's own schedule, made visible). */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [2000, 4000];
 
 /** Called with each message and its index (the SSE event id). */
 type Listener = (message: RunMessage, index: number) => void;
@@ -192,7 +206,12 @@ export class RunSession {
 
   async #drive(options: RunSessionOptions): Promise<void> {
     const { question, tools, maxSteps, earlier } = options;
-    const model = watchRequests(options.model, (request) => this.#onRequest(request));
+    const model = watchRequests(options.model, {
+      onRequest: (request) => this.#onRequest(request),
+      onRetry: (attempt, error, delayMs) =>
+        this.#emit({ type: 'model-retry', step: this.#step, attempt, error: errorMessage(error), delayMs }),
+      retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+    });
     const runOptions: RunOptionsMessage = {
       type: 'run-options',
       question,
@@ -244,25 +263,63 @@ export class RunSession {
   }
 }
 
+/** What {@link watchRequests} reports, and its retry schedule. */
+interface Watch {
+  onRequest: (request: ModelRequest) => void;
+  onRetry: (attempt: number, error: unknown, delayMs: number) => void;
+  retryDelaysMs: readonly number[];
+}
+
+/** A failure worth another try: the provider marked it retryable (408, 409, 429, 5xx, connection). */
+function retryable(error: unknown): boolean {
+  return error instanceof ModelCallError && error.isRetryable;
+}
+
 /**
- * `model`, calling `onRequest` with each request before it is sent. Every other property is the model's
- * own (read through, methods bound to it).
+ * `model`, calling `onRequest` with each request before it is sent, and retrying a call that fails with
+ * a retryable error before it has written anything (announced with `onRetry`, after each wait of
+ * `retryDelaysMs`). Every other property is the model's own (read through, methods bound to it).
  */
-function watchRequests(model: Model, onRequest: (request: ModelRequest) => void): Model {
+function watchRequests(model: Model, watch: Watch): Model {
+  const { onRequest, onRetry, retryDelaysMs } = watch;
+  /** Waits before attempt `attempt + 1`, or rethrows when no retry is left. */
+  const beforeRetry = async (error: unknown, attempt: number, signal: AbortSignal | undefined) => {
+    const delayMs = retryDelaysMs[attempt - 1];
+    if (delayMs === undefined || !retryable(error) || signal?.aborted) throw error;
+    onRetry(attempt, error, delayMs);
+    await sleep(delayMs, undefined, signal ? { signal } : {});
+  };
+  const generate = async (request: ModelRequest) => {
+    for (let attempt = 1; ; attempt += 1) {
+      onRequest(request);
+      try {
+        return await model.generate(request);
+      } catch (error) {
+        await beforeRetry(error, attempt, request.signal);
+      }
+    }
+  };
+  const stream = model.stream?.bind(model);
+  async function* streamed(request: ModelRequest) {
+    for (let attempt = 1; ; attempt += 1) {
+      onRequest(request);
+      let wrote = false;
+      try {
+        for await (const part of stream!(request)) {
+          wrote = true;
+          yield part;
+        }
+        return;
+      } catch (error) {
+        if (wrote) throw error;
+        await beforeRetry(error, attempt, request.signal);
+      }
+    }
+  }
   return new Proxy(model, {
     get(target, property) {
-      if (property === 'generate')
-        return (request: ModelRequest) => {
-          onRequest(request);
-          return target.generate(request);
-        };
-      if (property === 'stream' && target.stream) {
-        const stream = target.stream.bind(target);
-        return (request: ModelRequest) => {
-          onRequest(request);
-          return stream(request);
-        };
-      }
+      if (property === 'generate') return generate;
+      if (property === 'stream' && stream) return streamed;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { PriceTable } from '../models/pricing.js';
+import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import { defaultModelSpec, describeModelSetup } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { resolveModelSpec } from '../node/resolve-model.js';
@@ -47,12 +47,29 @@ export interface PlaygroundOptions {
   models?: readonly string[];
   /** Tools offered on the page; each run gets the ones ticked. @default [calculator] */
   tools?: readonly Tool[];
-  /** Builds the model for a run from one of the offered specs. @default resolveModelSpec */
+  /**
+   * Builds the model for a run from one of the offered specs. The playground retries a call that fails
+   * with a retryable error itself, showing each retry on the page (see `modelRetryDelaysMs`).
+   * @default resolveModelSpec, with the AI SDK's own (silent) retries off
+   */
   createModel?: (spec: string) => Promise<Model>;
   /** Where each run's JSONL trace is written and past runs are read from. @default runsFolder(): `.taoloop/runs/` or the cache */
   runsDir?: string;
   /** Prices for the cost counter, merged over the built-in table. */
   prices?: PriceTable;
+  /**
+   * The price of every model the page offers, in USD per million input / output tokens (`taoloop serve
+   * --price IN/OUT`), over `prices` and the built-in table.
+   * @default none: the cost is known only for models in the price tables
+   */
+  price?: ModelPrice;
+  /**
+   * Waits in milliseconds before each retry of a model call that failed with a retryable error (HTTP 408,
+   * 409, 429, 5xx, a lost connection) before writing anything; each retry shows on the page as it
+   * happens. `[]` turns retries off.
+   * @default [2000, 4000]
+   */
+  modelRetryDelaysMs?: readonly number[];
   /** Environment for the default model spec and API keys. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Where warnings go (the non-loopback one). @default a line on stderr */
@@ -132,9 +149,11 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
     models,
     modelHelp: describeModelSetup(),
     tools,
-    createModel: options.createModel ?? ((spec) => resolveModelSpec(spec, env)),
+    createModel: options.createModel ?? ((spec) => resolveModelSpec(spec, env, { maxRetries: 0 })),
     runsDir: options.runsDir ?? runsFolder(process.cwd(), env),
     ...(options.prices && { prices: options.prices }),
+    ...(options.price && { price: options.price }),
+    ...(options.modelRetryDelaysMs && { retryDelaysMs: options.modelRetryDelaysMs }),
     sessions: new Map(),
   };
 }

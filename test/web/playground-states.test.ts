@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { ModelCallError } from '../../src/models/errors.js';
 import {
   browserProblem,
   launchChromium,
@@ -292,6 +293,31 @@ describe('the playground, state by state', { skip }, () => {
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     assert.match(String(await page.locator('#form-error').textContent()), /Tick at least one tool/);
     assert.equal(await page.locator('#runs li').count(), runsBefore);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a retry of a failing server shows as it happens', async (t) => {
+    const busy = new ModelCallError({
+      modelId: 'scripted',
+      providerMessage: 'overloaded',
+      statusCode: 503,
+      isRetryable: true,
+      cause: undefined,
+    });
+    const playground = await startTestPlayground([busy, 'Thought: easy.\nAnswer: 4'], {
+      modelRetryDelaysMs: [1500],
+    });
+    t.after(() => playground.close());
+    const { page, problems } = await openPage(context, playground.url);
+    await page.getByLabel('Question').fill('2 + 2?');
+    await page.getByRole('button', { name: 'Run' }).click();
+    const retry = page.locator('.step[data-step="1"] .block.retry');
+    await retry.waitFor();
+    assert.equal(await page.locator('.block.end').count(), 0, 'shown while the run waits to retry');
+    assert.match(String(await retry.textContent()), /HTTP 503: overloaded.*Trying again in 1\.50 s/);
+    assert.match(String(await page.locator('#status').textContent()), /retry 1 in 1\.50 s/);
+    await page.locator('.block.end.answered').waitFor();
     assert.deepEqual(problems, []);
     await page.close();
   });

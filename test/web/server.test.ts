@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ModelCallError } from '../../src/models/errors.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { hostProblem, isLoopbackHost } from '../../src/web/guard.js';
 import type { RunMessage } from '../../src/web/run-session.js';
@@ -295,6 +296,64 @@ describe('live tokens', () => {
     const replayed = replay.filter((m) => m.type === 'model-delta');
     assert.equal(replayed.length, 1);
     assert.equal(replayed[0]?.type === 'model-delta' && replayed[0].text, keptText);
+  });
+});
+
+describe('retries and prices', () => {
+  const failure = (statusCode: number, isRetryable: boolean) =>
+    new ModelCallError({
+      modelId: 'scripted',
+      providerMessage: 'busy',
+      statusCode,
+      isRetryable,
+      cause: undefined,
+    });
+
+  test('a retryable failure is retried and each retry announced as it happens; price gives the cost', async (t) => {
+    const overloaded = failure(503, true);
+    const playground = await startTestPlayground([overloaded, overloaded, 'Thought: easy.\nAnswer: 4'], {
+      modelRetryDelaysMs: [10, 20],
+      price: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 },
+    });
+    t.after(() => playground.close());
+    const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+      id: string;
+    };
+    const messages = await followRun(playground, id);
+    const retries = messages.filter((m) => m.type === 'model-retry');
+    assert.deepEqual(retries, [
+      { type: 'model-retry', step: 1, attempt: 1, error: overloaded.message, delayMs: 10 },
+      { type: 'model-retry', step: 1, attempt: 2, error: overloaded.message, delayMs: 20 },
+    ]);
+    const end = messages.find((m) => m.type === 'run-end');
+    assert.equal(end?.type === 'run-end' && end.result.status, 'answered');
+    // 120 input tokens at $1 and 30 output tokens at $2 per million.
+    assert.equal(end?.type === 'run-end' && end.result.costUsd, 0.00018);
+  });
+
+  test('a failure that is not worth retrying, or one retry too many, ends the run', async (t) => {
+    const playground = await startTestPlayground([failure(400, false), 'unused'], {
+      modelRetryDelaysMs: [10],
+    });
+    t.after(() => playground.close());
+    const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+      id: string;
+    };
+    const messages = await followRun(playground, id);
+    assert.ok(!messages.some((m) => m.type === 'model-retry'));
+    const end = messages.find((m) => m.type === 'run-end');
+    assert.equal(end?.type === 'run-end' && end.result.status, 'error');
+    const again = await startTestPlayground([failure(503, true), failure(503, true)], {
+      modelRetryDelaysMs: [10],
+    });
+    t.after(() => again.close());
+    const second = (await postJson(again, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+      id: string;
+    };
+    const more = await followRun(again, second.id);
+    assert.equal(more.filter((m) => m.type === 'model-retry').length, 1);
+    const last = more.find((m) => m.type === 'run-end');
+    assert.equal(last?.type === 'run-end' && last.result.status, 'error');
   });
 });
 

@@ -6,7 +6,8 @@
  */
 
 import { type Command, Option } from 'commander';
-import { portNumber } from '../options.js';
+import type { ModelPrice } from '../../models/pricing.js';
+import { portNumber, pricePair } from '../options.js';
 import { onStopSignals } from '../signals.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
@@ -19,6 +20,7 @@ interface ServeCommandOptions {
   root?: string;
   wikiCorpus?: string;
   runsDir?: string;
+  price?: ModelPrice;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -58,6 +60,14 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
     .option('--root <dir>', 'folder that read_file and run_tests work in')
     .option('--wiki-corpus <file>', 'JSONL of {title, text} pages for the wikipedia tool')
     .option('--runs-dir <dir>', 'where run traces are written and read back (default: the runs folder)')
+    .addOption(
+      new Option(
+        '--price <in/out>',
+        "the offered models' price in USD per million input/output tokens, e.g. 0.15/0.60, for the page's cost (default: the built-in prices of known hosted models)",
+      )
+        .argParser(pricePair)
+        .env('TAOLOOP_PRICE'),
+    )
     .action(async (options: ServeCommandOptions) => {
       setExit(await serve(options));
     });
@@ -78,6 +88,7 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       tools,
       ...(options.host !== undefined && { host: options.host }),
       ...(options.runsDir !== undefined && { runsDir: options.runsDir }),
+      ...(options.price !== undefined && { price: options.price }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -10,6 +10,7 @@ import { registerEvalCommand } from './commands/eval.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './errors.js';
+import { inFlagNames } from './flag-names.js';
 import { quitQuietlyWhenOutputCloses } from './interrupt.js';
 import { addAgentOptions, addToolOptions, collect, positiveInt, type RunCommandOptions } from './options.js';
 import { safeText } from './safe-text.js';
@@ -234,12 +235,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`taoloop: ${safeText(error.message)}\n`);
+      process.stderr.write(`taoloop: ${safeText(inFlagNames(error.message))}\n`);
       return EXIT.usage;
     }
     const debug = Boolean(process.env.TAOLOOP_DEBUG);
-    const detail =
-      error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error);
+    const detail = inFlagNames(
+      error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error),
+    );
     // The message may quote a model server or a tool.
     process.stderr.write(
       `taoloop: the run failed: ${safeText(detail)}\n${debug ? '' : '(set TAOLOOP_DEBUG=1 to see the stack trace)\n'}`,

@@ -117,7 +117,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         const what = event.error.includes(event.fromModelId)
           ? event.error
           : `${event.fromModelId} failed: ${event.error}`;
-        write(pc.yellow(`(${safeText(what)}; trying ${safeText(event.toModelId)})`));
+        write(pc.yellow(`(${safeText(inFlagNames(what))}; trying ${safeText(event.toModelId)})`));
         break;
       }
       case 'hook-model-end':
@@ -183,7 +183,8 @@ function toJson(result: RunResult) {
     ...(result.usageByModel && { usageByModel: result.usageByModel }),
     costUsd: result.costUsd ?? null,
     durationMs: result.durationMs,
-    error: result.error ?? null,
+    // The library's option names as the flags a CLI user passes, as in the footer.
+    error: result.error === undefined ? null : inFlagNames(result.error),
     steps: result.steps.map((s) => ({
       index: s.index,
       turn: s.turn,

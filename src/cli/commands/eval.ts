@@ -12,6 +12,7 @@ import type { EvalRun } from '../../eval/index.js';
 import type { Model } from '../../models/types.js';
 import type { Tool } from '../../tools/types.js';
 import { EXIT, UsageError } from '../errors.js';
+import { inFlagNames } from '../flag-names.js';
 import { DEFAULT_MODEL_TIMEOUT_MS, durationMs, positiveInt } from '../options.js';
 import { onStopSignals } from '../signals.js';
 
@@ -169,11 +170,11 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
   process.stdout.write(
     `${report.table}\n\nResults: ${resultsFile}\nReport: ${report.markdownFile}, ${report.chartFile}\n`,
   );
-  if (run.stoppedBy !== undefined) process.stderr.write(`taoloop: stopped: ${run.stoppedBy}\n`);
+  if (run.stoppedBy !== undefined) process.stderr.write(`taoloop: stopped: ${inFlagNames(run.stoppedBy)}\n`);
   // Model failures are scored as wrong answers; say why on the terminal, not only in results.jsonl.
   const failed = run.results.filter((r) => r.status === 'error');
   if (failed.length > 0) {
-    const first = failed[0]?.error ?? 'unknown error';
+    const first = inFlagNames(failed[0]?.error ?? 'unknown error');
     process.stderr.write(
       `taoloop: ${failed.length} of ${run.results.length} results ended in a model error, e.g.: ${first}\n`,
     );

@@ -10,9 +10,7 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import pc from 'picocolors';
-import { AgentConfigError } from '../../agent/errors.js';
 import { createSession, type Session } from '../../agent/session.js';
-import { ToolConfigError } from '../../tools/router.js';
 import { createFileStore } from '../../trace/conversation-store.js';
 import { runsFolder } from '../../trace/runs.js';
 import { errorMessage } from '../../util/own.js';
@@ -91,7 +89,7 @@ async function askInSession(
   const controller = new AbortController();
   // The store writes the trace, so there is none here for a second Ctrl-C to note.
   const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => undefined);
-  const { spinner, render } = terminalOutput(prepared, { ...options, json: false });
+  const { spinner, render } = terminalOutput(prepared, options);
   try {
     await consumeRun(session.stream(question, { approve: terminalApprover(), signal: controller.signal }), {
       openTrace: () => undefined,
@@ -100,8 +98,6 @@ async function askInSession(
       thinking: prepared.messages.thinking,
     });
   } catch (error) {
-    if (error instanceof AgentConfigError || error instanceof ToolConfigError)
-      throw new UsageError(error.message);
     if (error instanceof UsageError) throw error;
     process.stderr.write(`taoloop: the run failed: ${safeText(errorMessage(error))}\n`);
   } finally {

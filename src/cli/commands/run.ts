@@ -77,9 +77,8 @@ export async function runCommand(
       thinking: prepared.messages.thinking,
     });
   } catch (error) {
-    if (error instanceof AgentConfigError || error instanceof ToolConfigError)
-      throw new UsageError(error.message);
-    if (trace) process.stderr.write(`${prepared.messages.trace} ${trace.file}\n`);
+    if (trace && !(error instanceof UsageError))
+      process.stderr.write(`${prepared.messages.trace} ${trace.file}\n`);
     throw error;
   } finally {
     spinner.stop();
@@ -134,7 +133,7 @@ export interface RunSinks {
 /**
  * Drains the loop's events into the trace (first, so the file is complete even if rendering fails), the
  * spinner and the renderer. Any error thrown while draining is written to the trace as a `run-error` line
- * and rethrown.
+ * and rethrown; the loop's and the router's option errors as a {@link UsageError}.
  */
 export async function consumeRun(
   events: AsyncIterable<AgentEvent>,
@@ -155,6 +154,9 @@ export async function consumeRun(
   } catch (error) {
     sinks.spinner.stop();
     if (!(error instanceof UsageError)) trace?.writeError(errorMessage(error));
+    // Options the loop or the router refuse are the caller's mistake: exit code 2, like the CLI's own checks.
+    if (error instanceof AgentConfigError || error instanceof ToolConfigError)
+      throw new UsageError(error.message);
     throw error;
   }
   return result;

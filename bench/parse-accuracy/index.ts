@@ -11,6 +11,7 @@
 import { emitFigure, ratioOf } from '../lib/protocol.js';
 import { type Case, type Expected, loadCorpus, loadRecorded } from './cases.js';
 import { loadLangChain, type Parsed, type Parser, taoloop } from './parsers.js';
+import { checkPrinted, PRINT_CHUNKINGS_PER_TURN } from './printed.js';
 import { CHUNKINGS_PER_TURN, checkStreamed } from './streamed.js';
 
 const COMMAND = 'npm run bench -- parse-accuracy';
@@ -98,6 +99,38 @@ function streamedMode(turns: readonly Case[]): void {
     ratio: round(value / 100, 3),
     command: `${COMMAND} (or node --import tsx bench/parse-accuracy/index.ts --streamed)`,
     goal: '100% (issue 16)',
+    met: misses.length === 0,
+  });
+  printedMode(turns);
+}
+
+/**
+ * The CLI's streamed print: turns whose screen, streamed in random chunks, is what the whole turn prints.
+ * Turns that contradict themselves are printed again whole below what streamed, and count as misses here.
+ */
+function printedMode(turns: readonly Case[]): void {
+  const { same, reprinted, misses } = checkPrinted(turns);
+  log(
+    `printed: ${same}/${turns.length} turns streamed to the screen exactly as printed whole (one character at a time and ${PRINT_CHUNKINGS_PER_TURN} random chunkings each)`,
+  );
+  log(
+    `  printed again whole below what streamed (turns that contradict themselves): ${reprinted.join(', ') || 'none'}`,
+  );
+  for (const miss of misses) {
+    log(`- ${miss.id}: chunks ${JSON.stringify(miss.chunks)}`);
+    log(`  printed: ${JSON.stringify(miss.printed)}`);
+    log(`  whole:   ${JSON.stringify(miss.whole)}`);
+  }
+  const value = percent(same, turns.length);
+  emitFigure({
+    figure: 'CLI streamed print = whole-turn print (taoloop, random chunks)',
+    value: round(value, 1),
+    unit: '%',
+    baseline: 'the same turns printed whole (--no-stream)',
+    baselineValue: 100,
+    ratio: round(value / 100, 3),
+    command: `${COMMAND} (or node --import tsx bench/parse-accuracy/index.ts --streamed)`,
+    goal: 'every turn but those that contradict themselves (issue 16 item 6)',
     met: misses.length === 0,
   });
 }

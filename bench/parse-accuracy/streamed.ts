@@ -24,7 +24,7 @@ export interface StreamedMiss {
 }
 
 /** mulberry32: a small seeded generator, so every run splits the turns the same way. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -35,7 +35,7 @@ function random(seed: number): () => number {
   };
 }
 
-function chunksOf(text: string, next: () => number): string[] {
+export function chunksOf(text: string, next: () => number): string[] {
   const chunks: string[] = [];
   for (let at = 0; at < text.length; ) {
     const size = 1 + Math.floor(next() * 12);

@@ -10,6 +10,7 @@ import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { journaledToolCall, toolCallId } from './durable.js';
+import { recorderOf } from './pause-journal.js';
 import type {
   AgentEvent,
   AgentOptions,
@@ -104,7 +105,8 @@ export function journalTool(
     timeoutMs: options.toolTimeoutMs,
     callId: toolCallId(options.runId ?? '', step),
   };
-  if (options.journal) return journaledToolCall(options.journal, step, call, router, execution);
+  const { journal } = options;
+  if (journal) return journaledToolCall(journal, step, call, router, execution, !!recorderOf(journal));
   return router.execute(call, execution);
 }
 

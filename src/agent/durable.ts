@@ -47,7 +47,9 @@ interface ToolRecord {
 /**
  * Runs a tool call through `journal` as `step-<n>-tool` and returns the recorded outcome. When the
  * journal answers from its record (a resumed run), the tool does not run, and its snapshot is restored.
- * Never throws, except what the journal itself throws (e.g. an entry over its size limit).
+ * With `keepFullOutput` (a run that may pause: its result stays in the process), a call that ran here also
+ * returns the tool's full output, which is never recorded; a durable engine's run result is recorded, so
+ * there it stays out. Never throws, except what the journal itself throws (e.g. an entry over its size limit).
  */
 export async function journaledToolCall(
   journal: Journal,
@@ -55,12 +57,16 @@ export async function journaledToolCall(
   call: PreparedCall,
   router: ToolRouter,
   execution: ExecuteOptions,
+  keepFullOutput = false,
 ): Promise<ToolOutcome> {
   let ran = false;
+  let fullOutput: string | undefined;
   const snapshot = call.tool.snapshot;
   const record = await journal<ToolRecord | ToolOutcome>(`step-${step}-tool`, async () => {
     ran = true;
-    const { ok, observation, durationMs } = await router.execute(call, execution);
+    const executed = await router.execute(call, execution);
+    const { ok, observation, durationMs } = executed;
+    fullOutput = executed.fullOutput;
     const saved = snapshot ? savedSnapshot(snapshot) : undefined;
     return saved === undefined
       ? { outcome: { ok, observation, durationMs } }
@@ -70,7 +76,7 @@ export async function journaledToolCall(
   const { outcome, snapshot: recorded } =
     'outcome' in record ? record : { outcome: record, snapshot: undefined };
   if (!ran && recorded !== undefined) snapshot?.restore(recorded);
-  return outcome;
+  return keepFullOutput && ran && fullOutput !== undefined ? { ...outcome, fullOutput } : outcome;
 }
 
 /** The snapshot to record, or `undefined` when saving fails or it is too large. */

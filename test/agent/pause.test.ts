@@ -387,3 +387,18 @@ test('native mode: a read call made in the paused step is not made again on resu
   assert.deepEqual(lines, ['a']);
   assert.equal(second.requests, 1);
 });
+
+test('a run that may pause keeps a tool’s full output in its steps as any run does; the state keeps only the observation', async () => {
+  const huge = 'x'.repeat(100_000);
+  const dump = defineTool({ name: 'dump', description: 'Dumps.', input: 'text', run: () => huge });
+  const { tool } = appendTool();
+  const result = await runAgent({
+    model: scriptedModel(['Thought: t\nAction: dump[]', ACT_A]),
+    question: 'q',
+    tools: [dump, tool],
+    approve: () => ({ type: 'pause' }),
+  });
+  assert.equal(result.status, 'paused');
+  assert.equal(result.steps[0]!.observation?.fullText, huge);
+  assert.ok(JSON.stringify(result.state).length < 20_000, 'the state holds the truncated observation only');
+});

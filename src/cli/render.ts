@@ -38,6 +38,11 @@ export interface RenderOptions {
    * a thought or the answer, which only the complete turn tells). @default false
    */
   native?: boolean;
+  /**
+   * Called before each piece of a streamed turn is printed (`run` stops its spinner there, so the spinner
+   * turns until the turn shows). @default nothing
+   */
+  beforeLiveOutput?: () => void;
 }
 
 /**
@@ -58,7 +63,10 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       tools,
       showReasoning: !options.hideReasoning,
       native: options.native === true,
-      write: (t) => options.out.write(t),
+      write: (t) => {
+        options.beforeLiveOutput?.();
+        options.out.write(t);
+      },
     });
   return (event) => {
     if (options.json) {

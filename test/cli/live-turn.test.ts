@@ -6,8 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
+import type { AgentEvent } from '../../src/agent/types.js';
+import { consumeRun } from '../../src/cli/commands/run.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
+import { createRenderer } from '../../src/cli/render.js';
 import { turnParts } from '../../src/cli/turn-parts.js';
 import {
   ENGLISH_LABELS,
@@ -226,4 +230,61 @@ test('native tool calling: only the reasoning streams, the text waits for the co
   assert.equal(out, 'Think first.');
   live.finish(turnParts({ type: 'answer', text: 'Paris' }, 'Paris', 'Think first.', l));
   assert.equal(out, 'Think first.\nAnswer: Paris\n');
+});
+
+test('the spinner turns until the streamed turn shows on screen, not only until the first token', async () => {
+  for (const native of [false, true]) {
+    const out = new PassThrough();
+    let printed = '';
+    out.on('data', (d: Buffer) => {
+      printed += d.toString();
+    });
+    const log: string[] = [];
+    let turning = false;
+    const spinner = {
+      start: () => {
+        turning = true;
+      },
+      stop: () => {
+        turning = false;
+      },
+    };
+    const render = createRenderer({
+      json: false,
+      out,
+      live: true,
+      native,
+      beforeLiveOutput: () => spinner.stop(),
+    });
+    const text = native ? 'Paris' : 'Thought: check\nAnswer: Paris';
+    async function* events(): AsyncGenerator<AgentEvent> {
+      yield { type: 'run-start', question: 'q', modelId: 'm', tools: [], systemPrompt: 'p' };
+      yield { type: 'model-start', step: 1 };
+      for (const chunk of native ? ['Par', 'is'] : ['Th', 'ought: ch', 'eck\nAnswer: Paris']) {
+        yield { type: 'model-delta', step: 1, text: chunk };
+        log.push(`${JSON.stringify(chunk)} turning=${turning} printed=${JSON.stringify(printed)}`);
+      }
+      const usage = {};
+      yield {
+        type: 'model-end',
+        step: 1,
+        text,
+        turn: { type: 'answer', text: 'Paris', ...(!native && { thought: 'check' }) },
+        usage,
+        finishReason: 'stop',
+      };
+      log.push(`end turning=${turning}`);
+    }
+    await consumeRun(events(), { openTrace: () => undefined, render, spinner, thinking: 'thinking' });
+    await new Promise((resolve) => setImmediate(resolve));
+    const expected = native
+      ? ['"Par" turning=true printed=""', '"is" turning=true printed=""', 'end turning=false']
+      : [
+          '"Th" turning=true printed=""',
+          '"ought: ch" turning=false printed="Thought: ch"',
+          '"eck\\nAnswer: Paris" turning=false printed="Thought: check\\nAnswer: Paris"',
+          'end turning=false',
+        ];
+    assert.deepEqual(log, expected, native ? 'native' : 'text');
+  }
 });

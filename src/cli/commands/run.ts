@@ -110,6 +110,7 @@ export function terminalOutput(
     live: options.stream && !options.json,
     hideReasoning: options.hideReasoning === true,
     native: usesNativeCalls(prepared),
+    beforeLiveOutput: () => spinner.stop(),
   });
   return { spinner, render };
 }
@@ -119,6 +120,9 @@ function usesNativeCalls(prepared: PreparedRun): boolean {
   const { mode, model } = prepared.agent;
   return mode === 'native' || (mode === 'auto' && model.supportsToolCalls === true);
 }
+
+/** Events that leave the spinner turning. */
+const TURNING = new Set<AgentEvent['type']>(['run-start', 'model-start', 'model-delta', 'reasoning-delta']);
 
 /** What {@link consumeRun} sends each event to. */
 export interface RunSinks {
@@ -146,8 +150,10 @@ export async function consumeRun(
       if (event.type === 'run-start') trace = sinks.openTrace();
       trace?.write(event);
       if (event.type === 'model-start') sinks.spinner.start(`${sinks.thinking} (${event.step})`);
-      // The spinner turns only until the first token: from then on the turn itself shows progress.
-      if (event.type !== 'model-start' && event.type !== 'run-start') sinks.spinner.stop();
+      // The spinner turns until the turn shows: the renderer stops it before printing a streamed turn's first
+      // characters (tokens that print nothing yet, such as native mode's text, leave it turning), and any
+      // other event stops it.
+      if (!TURNING.has(event.type)) sinks.spinner.stop();
       sinks.render(event);
       if (event.type === 'run-end') result = event.result;
     }

@@ -148,7 +148,10 @@ export interface TelemetryOptions {
 export interface AgentOptions<O = unknown> {
   /** The model to call. */
   model: Model;
-  /** The question or task. Same as `messages: [{ role: 'user', content: question }]`. */
+  /**
+   * The question or task. Same as `messages: [{ role: 'user', content: question }]`.
+   * @default none: give `question` or `messages`
+   */
   question?: string;
   /**
    * The conversation so far, ending with the user's question: user and assistant turns with plain text
@@ -158,6 +161,7 @@ export interface AgentOptions<O = unknown> {
    * `RunResult.messages` is this list plus the run's answer, so a follow-up is one spread away.
    * @throws {AgentConfigError} (from the run) for a system message, a user message with an image or file
    * part, or a conversation whose last turn is not the user's.
+   * @default none: give `question` or `messages`
    */
   messages?: readonly AgentMessage[];
   /**
@@ -173,11 +177,13 @@ export interface AgentOptions<O = unknown> {
    * grammar derived from the schema's JSON Schema). `RunResult.output` is the parsed, validated value.
    * An answer that does not validate is sent back as an observation saying what is wrong, at most
    * `maxAnswerCorrections` times; corrections do not use up `maxSteps`.
+   * @default none (the answer is plain text)
    */
   output?: OutputSchema<O>;
   /**
    * Checks on an answer before the run accepts it; one returning a message refuses the answer, and the
    * message goes back to the model as the observation. Refusals count with `maxAnswerCorrections`.
+   * @default none (every answer that parses is accepted)
    */
   checkAnswer?: AnswerCheck<O> | readonly AnswerCheck<O>[];
   /**
@@ -206,17 +212,22 @@ export interface AgentOptions<O = unknown> {
    * Token budget for the run (input plus output, as reported; estimated at 4 characters a token when a
    * provider does not report). The run stops with `budget` before a call that would start over it.
    * Format retries count too.
+   * @default none (no token budget)
    */
   maxTokens?: number;
   /**
    * Cost budget for the run in USD, from `prices`. The run stops with `budget` before a call whose
    * input alone would go over it.
    * @throws {AgentConfigError} (from the run) when no price is known for the model.
+   * @default none (no cost budget)
    */
   maxCostUsd?: number;
-  /** Prices per million tokens, merged over {@link DEFAULT_PRICES}. */
+  /**
+   * Prices in USD per million input and output tokens, by model id or prefix, merged over
+   * {@link DEFAULT_PRICES} (yours win). @default {} (only {@link DEFAULT_PRICES})
+   */
   prices?: PriceTable;
-  /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. */
+  /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. @default none */
   timeoutMs?: number;
   /**
    * Limit for one model call (each attempt of it, in a durable run) in milliseconds; a call past it
@@ -237,7 +248,7 @@ export interface AgentOptions<O = unknown> {
    * @default [] (no fallback)
    */
   fallbackModels?: readonly Model[];
-  /** Sampling temperature. @default 0 */
+  /** Sampling temperature (no unit: 0 is the most deterministic; the provider's range, often 0 to 2). @default 0 */
   temperature?: number;
   /**
    * Cap on tokens per model turn, sent to the provider. The loop also cuts a turn on its side at
@@ -250,6 +261,7 @@ export interface AgentOptions<O = unknown> {
   /**
    * Asked before any tool whose effects are not `'read'` (or whose `needsApproval` is true) runs.
    * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
+   * @default none (every call that needs approval is rejected, unless `allowTools` names its tool)
    */
   approve?: ApproveFn;
   /**
@@ -301,11 +313,14 @@ export interface AgentOptions<O = unknown> {
   signal?: AbortSignal;
   /** Protocol labels. @default ENGLISH_LABELS */
   labels?: LabelSet;
-  /** Extra instructions appended to the system prompt. */
+  /** Extra instructions appended to the system prompt. @default none */
   instructions?: string;
-  /** Few-shot examples, rendered in `labels` (structured) or used as written (string). */
+  /** Few-shot examples, rendered in `labels` (structured) or used as written (string). @default none (zero-shot) */
   examples?: string | readonly FewShotExample[];
-  /** Language for the content of thoughts and answers when the labels stay English, e.g. `'Portuguese'`. */
+  /**
+   * Language for the content of thoughts and answers when the labels stay English, e.g. `'Portuguese'`.
+   * @default none (the prompt asks for no particular language)
+   */
   contentLanguage?: string;
   /**
    * The model's context window in tokens. When the transcript would not fit, the `compaction` strategy

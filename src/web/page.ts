@@ -60,7 +60,7 @@ export const PAGE_HTML = `<!doctype html>
     <div class="run-head">
       <h2 id="trace-heading" tabindex="-1">Trace</h2>
       <div class="buttons run-buttons">
-        <button type="button" id="stop" disabled>Stop</button>
+        <button type="button" id="stop" disabled hidden>Stop</button>
         <button type="button" id="run-again" hidden>Run again</button>
         <button type="button" id="edit-again" hidden>Edit and run again</button>
       </div>
@@ -78,7 +78,7 @@ export const PAGE_HTML = `<!doctype html>
       <h3 id="timeline-heading">Timeline <span class="legend"><span class="key model"></span> model <span class="key tool"></span> tool</span></h3>
       <ol id="timeline" class="timeline" aria-label="Time per step"></ol>
     </div>
-    <p id="status" class="status" role="status"></p>
+    <p id="status" class="status" role="status">No run on screen: ask a question, or open a past run.</p>
     <div class="trace-tools">
       <a id="download" hidden download>Download trace (JSONL)</a>
       <a id="permalink" hidden>Link to this run</a>

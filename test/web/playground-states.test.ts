@@ -21,7 +21,16 @@ import {
 
 const skip = await browserProblem();
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/playground');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+/** axe-core's browser script (a devDependency: `npm ci` installs it). */
+function axeScript(): string {
+  try {
+    return createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+  } catch {
+    throw new Error(
+      'axe-core is not installed: run `npm ci` (it is a devDependency) to check accessibility.',
+    );
+  }
+}
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
   { name: 'phone', width: 390, height: 844 },
@@ -55,7 +64,7 @@ async function checkState(page: Page, state: string): Promise<void> {
       assert.ok(scrollWidth <= innerWidth, `${where}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
       // Evaluated, not added as a <script>: the page's Content-Security-Policy forbids inline scripts.
       if ((await page.evaluate('typeof window.axe')) !== 'object')
-        await page.evaluate(await readFile(AXE, 'utf8'));
+        await page.evaluate(await readFile(axeScript(), 'utf8'));
       const violations = (await page.evaluate('window.axe.run(document).then((r) => r.violations)')) as {
         id: string;
         impact: string;
@@ -318,6 +327,47 @@ describe('the playground, state by state', { skip }, () => {
     assert.match(String(await retry.textContent()), /HTTP 503: overloaded.*Trying again in 1\.50 s/);
     assert.match(String(await page.locator('#status').textContent()), /retry 1 in 1\.50 s/);
     await page.locator('.block.end.answered').waitFor();
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('a follow-up question continues the conversation, shown as one thread', async (t) => {
+    const playground = await startTestPlayground([], {
+      createModel: async () => {
+        // Each run's model answers from what it was sent: the follow-up sees the first question.
+        const { scriptedModel } = await import('../../src/testing/scripted-model.js');
+        return scriptedModel([
+          (request) =>
+            request.messages.some((m) => m.content.includes('Capital of Portugal?')) &&
+            request.messages.some((m) => m.content.includes('And its population?'))
+              ? 'Thought: Lisbon, from before.\nAnswer: about 545,000'
+              : 'Thought: easy.\nAnswer: Lisbon',
+        ]);
+      },
+    });
+    t.after(() => playground.close());
+    const { page, problems } = await openPage(context, playground.url);
+    await page.getByLabel('Question').fill('Capital of Portugal?');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.locator('.block.end.answered').waitFor();
+    const followUp = page.getByLabel('Follow-up (continues this conversation)');
+    await followUp.fill('And its population?');
+    await followUp.press('Control+Enter');
+    await page.locator('#thread li').waitFor();
+    await page.locator('.block.end.answered').waitFor();
+    assert.deepEqual(await page.locator('#thread li p').allTextContents(), [
+      'Capital of Portugal?',
+      'Lisbon',
+    ]);
+    assert.equal(await page.locator('#run-title').textContent(), 'And its population?');
+    assert.equal(await page.locator('.block.answer .text').textContent(), 'about 545,000');
+    // Reloaded, the follow-up still shows its thread.
+    await page.reload();
+    await page.locator('.block.end.answered').waitFor();
+    assert.deepEqual(await page.locator('#thread li p').allTextContents(), [
+      'Capital of Portugal?',
+      'Lisbon',
+    ]);
     assert.deepEqual(problems, []);
     await page.close();
   });

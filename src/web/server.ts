@@ -166,8 +166,10 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
+  // A refused request's body is read and dropped: answering before it is read can reset the connection
+  // while the client is still sending, and the client would see ECONNRESET instead of the refusal.
   const problem = requestProblem(request, bound);
-  if (problem) return sendError(response, 403, `refused: ${problem}.`);
+  if (problem) return refuse(request, response, 403, `refused: ${problem}.`);
   const method = request.method ?? 'GET';
   const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
   // The page itself holds no data and no secret: it is served without the token; everything else needs it.
@@ -175,7 +177,7 @@ async function handle(
     token === undefined || (method === 'GET' && PAGE_PATHS.has(path))
       ? undefined
       : tokenProblem(request, token);
-  if (missingToken) return sendError(response, 401, `refused: ${missingToken}.`);
+  if (missingToken) return refuse(request, response, 401, `refused: ${missingToken}.`);
   if (method === 'GET') {
     if (path === '/') return send(response, 200, 'text/html; charset=utf-8', PAGE_HTML);
     if (path === '/app.js') return send(response, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
@@ -196,6 +198,23 @@ async function handle(
       return postApproval(ctx, id, decodeURIComponent(requestId), request, response);
   }
   throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+}
+
+/** Answers `status` with `message` once the request's body (unread, dropped) has arrived. */
+function refuse(request: IncomingMessage, response: ServerResponse, status: number, message: string): void {
+  let answered = false;
+  const answer = () => {
+    if (answered) return;
+    answered = true;
+    sendError(response, status, message);
+  };
+  if (request.readableEnded) {
+    answer();
+    return;
+  }
+  request.once('end', answer);
+  request.once('error', answer);
+  request.resume();
 }
 
 /** The page's own files, served without the access token (they hold no data). */

@@ -14,6 +14,12 @@
  * @module
  */
 export {
+  type AgentToolOptions,
+  agentTool,
+  DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS,
+  unionOfEffects,
+} from './agent/agent-tool.js';
+export {
   markerCompaction,
   SUMMARY_INSTRUCTIONS,
   type SummaryCompactionOptions,

@@ -11,6 +11,7 @@ import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { journaledToolCall, toolCallId } from './durable.js';
 import { recorderOf } from './pause-journal.js';
+import { nestedRunnerOf } from './nested.js';
 import type {
   AgentEvent,
   AgentOptions,
@@ -66,9 +67,13 @@ export async function* act(
   }
   const input = prepared.ok ? prepared.rawInput : turn.input;
   yield { type: 'tool-start', step, tool: turn.tool, input };
-  const outcome = prepared.ok
-    ? await journalTool(options, step, prepared, router)
-    : { ok: false, observation: prepared.observation, durationMs: 0 };
+  // A nested agent (`agentTool`) runs here, its events passed on; its own effects are journaled one by one.
+  const nested = prepared.ok ? nestedRunnerOf(prepared.tool) : undefined;
+  const outcome = !prepared.ok
+    ? { ok: false, observation: prepared.observation, durationMs: 0 }
+    : nested
+      ? yield* nested(prepared.rawInput, { step, call, options })
+      : await journalTool(options, step, prepared, router);
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
     type: 'tool-end',

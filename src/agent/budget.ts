@@ -18,8 +18,26 @@ import { AgentConfigError } from './errors.js';
 import { addUsage } from './model-call.js';
 import type { AgentOptions, RunUsage } from './types.js';
 
-/** Tracks what a run has spent. */
+/**
+ * The budget of the run a nested agent runs in (`agentTool`): set on the nested run's options, it makes
+ * the nested run check the parent's limits too and record its calls in the parent's totals.
+ */
+export const PARENT_BUDGET: unique symbol = Symbol('taoloop.parentBudget');
+
+/** Options that may carry a parent's budget. */
+type BudgetOptions = AgentOptions & { [PARENT_BUDGET]?: Budget | undefined };
+
+/** Each running loop's budget, by the options object the loop passes to its tool calls (`act`). */
+const running = new WeakMap<object, Budget>();
+
+/** The budget of the loop whose options these are (`undefined` outside a loop). */
+export function budgetOf(options: object): Budget | undefined {
+  return running.get(options);
+}
+
+/** Tracks what a run has spent (and, for a nested run, what its parent has). */
 export class Budget {
+  readonly #parent: Budget | undefined;
   readonly #maxTokens: number | undefined;
   readonly #maxCostUsd: number | undefined;
   readonly #price: ModelPrice | undefined;
@@ -31,7 +49,8 @@ export class Budget {
   #usage: RunUsage = {};
 
   /** @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model. */
-  constructor(options: AgentOptions) {
+  constructor(options: BudgetOptions) {
+    this.#parent = options[PARENT_BUDGET];
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
     this.#modelId = options.model.id;
@@ -45,7 +64,7 @@ export class Budget {
     }
   }
 
-  /** Usage summed over every call recorded (the run's steps and the calls its hooks made). */
+  /** Usage summed over every call recorded: the run's steps, its hooks' calls and its nested agents' calls. */
   get usage(): RunUsage {
     return this.#usage;
   }
@@ -55,8 +74,17 @@ export class Budget {
     return this.#costKnown ? this.#costUsd : undefined;
   }
 
-  /** Why the next call must not start, or `undefined` when it may. */
+  /** Registers this budget as the one of the loop whose options these are (see {@link budgetOf}). */
+  register(options: object): void {
+    running.set(options, this);
+  }
+
+  /** Why the next call must not start (over this run's limits or a parent's), or `undefined` when it may. */
   check(request: ModelRequest): string | undefined {
+    return this.#checkOwn(request) ?? this.#parent?.check(request);
+  }
+
+  #checkOwn(request: ModelRequest): string | undefined {
     // Estimating means joining the whole transcript: only worth it when there is a limit to check.
     if (this.#maxTokens === undefined && this.#maxCostUsd === undefined) return undefined;
     const input = estimateTokens(request.messages.map((m) => m.content).join('\n'));
@@ -84,6 +112,7 @@ export class Budget {
     modelId = this.#modelId,
   ): number | undefined {
     this.#usage = addUsage(this.#usage, usage);
+    this.#parent?.record(request, usage, text, modelId);
     const price = modelId === this.#modelId ? this.#price : findPrice(modelId, this.#prices);
     const cost = costUsd(usage, price);
     if (cost === undefined) this.#costKnown = false;

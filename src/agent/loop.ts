@@ -105,6 +105,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
     const router = createToolRouter(options.tools);
     const plan = planRequests(options, labels, options.tools, conversation);
     const budget = new Budget(options);
+    budget.register(options); // for nested agents (`agentTool`), which share it
     const repeats = new RepeatTracker(options.maxRepeatedActions ?? 3);
     const stopState = { send: true };
     const steps: Step[] = [];

@@ -17,6 +17,7 @@ import type { Tool } from '../tools/types.js';
 import { act, journalTool } from './act.js';
 import { isAllowedWithoutAsking } from './approval.js';
 import { textInput } from './native.js';
+import { nestedRunnerOf } from './nested.js';
 import type { RepeatTracker } from './repeats.js';
 import { unknownToolHint } from './turns.js';
 import type { AgentEvent, AgentOptions, StepCall, StepObservation } from './types.js';
@@ -120,7 +121,8 @@ export async function* actAll(
 function runsWithoutAsking(turn: ActionTurn, router: ToolRouter, options: AgentOptions): boolean {
   const prepared = router.prepare(turn.tool, turn.input);
   if (!prepared.ok) return true;
-  if ((prepared.tool.effects ?? 'read') !== 'read') return false;
+  // A nested agent runs through `act`, which passes its events on.
+  if ((prepared.tool.effects ?? 'read') !== 'read' || nestedRunnerOf(prepared.tool)) return false;
   return !prepared.needsApproval || isAllowedWithoutAsking(prepared.tool.name, options.allowTools);
 }
 

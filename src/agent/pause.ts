@@ -201,7 +201,8 @@ export async function openResume(options: AgentOptions, input: ResumeInput): Pro
       return decision;
     },
     checkLive(name) {
-      if (decisions.size > 0 && !/^step-\d+-approval$/.test(name)) {
+      // A nested agent's (`agentTool`) approval is journaled under its parent's call: `step-2-call-1-<name>/step-1-approval`.
+      if (decisions.size > 0 && !/^(?:step-\d+-call-\d+-[^/]+\/)*step-\d+-approval$/.test(name)) {
         throw new RunStateError(
           'mismatch',
           `The resumed run went past its recorded effects (${name}) before the approval it paused on: resume with the same model, tools and options as the run that paused.`,

@@ -564,6 +564,11 @@ export type AgentEvent =
     }
   /** An observer (`onStepEnd`) threw; the run went on. */
   | { type: 'hook-error'; step: number; hook: 'onStepEnd'; error: string }
+  /**
+   * An event of a nested agent's run (`agentTool`), passed on as it happens: `path` names the agent tools
+   * it comes from, outermost first; `step` is this run's step whose tool call runs the nested agent.
+   */
+  | { type: 'agent-event'; step: number; path: string[]; event: AgentEvent }
   | { type: 'run-end'; result: RunResult };
 
 /**

@@ -56,6 +56,8 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
   const labels = options.labels ?? ENGLISH_LABELS;
   let live: LiveTurn | undefined;
   let tools: readonly string[] = [];
+  /** Renderers of nested agents' runs (`agent-event`), by path, each printing indented under its tool call. */
+  const nested = new Map<string, (event: AgentEvent) => void>();
   const newLiveTurn = () =>
     new LiveTurn({
       labels,
@@ -126,6 +128,24 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
           ? event.error
           : `${event.fromModelId} failed: ${event.error}`;
         write(pc.yellow(`(${safeText(inFlagNames(what))}; trying ${safeText(event.toModelId)})`));
+        break;
+      }
+      case 'agent-event': {
+        const key = event.path.join('/');
+        let render = nested.get(key);
+        if (!render) {
+          const prefix = `${'  '.repeat(event.path.length)}${pc.dim(`[${safeText(event.path.join(' › '))}]`)} `;
+          render = createRenderer({
+            ...options,
+            json: false,
+            live: false,
+            showQuestion: true,
+            out: indented(options.out, prefix),
+          });
+          nested.set(key, render);
+        }
+        render(event.event);
+        if (event.event.type === 'run-end') nested.delete(key);
         break;
       }
       case 'hook-model-end':
@@ -200,4 +220,16 @@ function toJson(result: RunResult) {
       ...(s.modelId && { model: s.modelId }),
     })),
   };
+}
+
+/** A stream that writes every line it gets to `out` after `prefix`. */
+function indented(out: NodeJS.WritableStream, prefix: string): NodeJS.WritableStream {
+  const write = (text: string) =>
+    out.write(
+      text
+        .split('\n')
+        .map((line, i, all) => (i === all.length - 1 && line === '' ? '' : `${prefix}${line}`))
+        .join('\n'),
+    );
+  return { write } as unknown as NodeJS.WritableStream;
 }

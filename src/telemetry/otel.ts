@@ -156,6 +156,7 @@ class SpanRecorder {
       case 'reasoning-delta':
       case 'model-fallback':
       case 'hook-model-end':
+      case 'agent-event':
       case 'hook-error':
       case 'invented-observation':
       case 'approval-start':

@@ -134,6 +134,8 @@ export function createTraceWriter(
     file,
     write(event) {
       if (event.type === 'reasoning-delta') return;
+      // A nested agent's (`agentTool`) deltas are not kept: its `model-end` has the complete text.
+      if (event.type === 'agent-event' && /-delta$/.test(event.event.type)) return;
       if (event.type === 'model-delta') {
         if (unfinished && unfinished.step !== event.step) flush();
         unfinished ??= { step: event.step, text: '' };

@@ -201,6 +201,7 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [{ type: 'data-hook-error', data }];
     }
     case 'hook-model-end':
+    case 'agent-event':
       return [];
     case 'approval-start': {
       const id = toolCallId(event.step);

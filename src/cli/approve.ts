@@ -9,6 +9,7 @@
 import { createInterface } from 'node:readline/promises';
 import pc from 'picocolors';
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from '../agent/types.js';
+import { type ApprovalMessages, CLI_MESSAGES, fill } from './i18n.js';
 import { interruptRun } from './interrupt.js';
 import { safeText } from './safe-text.js';
 
@@ -18,6 +19,8 @@ export interface TerminalApprovalOptions {
   output?: NodeJS.WritableStream;
   /** Called on Ctrl-C at the prompt. @default {@link interruptRun}: stop the run in progress */
   onInterrupt?: () => void;
+  /** The prompt's words (`--lang`). @default English */
+  messages?: ApprovalMessages;
 }
 
 /** The rejection reason when Ctrl-C stopped the run at the prompt. */
@@ -28,14 +31,15 @@ export function terminalApprover(options: TerminalApprovalOptions = {}): Approve
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stderr;
   const onInterrupt = options.onInterrupt ?? (() => interruptRun('ctrl-c'));
+  const messages = options.messages ?? CLI_MESSAGES.en.approval;
   return async (request) => {
     if (!input.isTTY) {
       return {
         type: 'reject',
-        reason: `no terminal to ask for approval of ${request.tool} (${request.effects}); rerun with --allow ${request.tool} or --yes`,
+        reason: fill(messages.noTerminal, { tool: request.tool, effects: request.effects }),
       };
     }
-    return ask(request, input, output, onInterrupt);
+    return ask(request, input, output, onInterrupt, messages);
   };
 }
 
@@ -44,6 +48,7 @@ async function ask(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   onInterrupt: () => void,
+  messages: ApprovalMessages,
 ): Promise<ApprovalDecision> {
   if (request.signal?.aborted) return { type: 'reject', reason: INTERRUPTED_AT_PROMPT };
   const rl = createInterface({ input, output, terminal: true });
@@ -62,18 +67,21 @@ async function ask(
   const question = (text: string) => Promise.race([rl.question(text, { signal }), closed]);
   try {
     const action = safeText(`${request.tool}[${request.input}]`);
-    output.write(
-      pc.yellow(`\nThe model wants to run ${pc.bold(action)} (effects: ${safeText(request.effects)}).\n`),
-    );
+    const wants = fill(messages.wants, { action: pc.bold(action), effects: safeText(request.effects) });
+    output.write(pc.yellow(`\n${wants}\n`));
+    // Only an exact yes word (the language's, or English) approves; the English words always work.
+    const english = CLI_MESSAGES.en.approval;
+    const is = (answer: string, words: readonly string[], always: readonly string[]) =>
+      words.includes(answer) || always.includes(answer);
     for (;;) {
-      const answer = (await question('Allow it? [y]es / [n]o / [e]dit: ')).trim().toLowerCase();
-      if (answer === 'y' || answer === 'yes') return { type: 'approve' };
-      if (answer === 'n' || answer === 'no' || answer === '') return { type: 'reject' };
-      if (answer === 'e' || answer === 'edit') {
-        const edited = await question(`New input for ${safeText(request.tool)}: `);
+      const answer = (await question(messages.ask)).trim().toLowerCase();
+      if (is(answer, messages.yes, english.yes)) return { type: 'approve' };
+      if (answer === '' || is(answer, messages.no, english.no)) return { type: 'reject' };
+      if (is(answer, messages.edit, english.edit)) {
+        const edited = await question(fill(messages.newInput, { tool: safeText(request.tool) }));
         return { type: 'edit', input: edited };
       }
-      output.write('Please answer y, n or e.\n');
+      output.write(`${messages.again}\n`);
     }
   } catch {
     if (signal.aborted) return { type: 'reject', reason: INTERRUPTED_AT_PROMPT };

@@ -23,6 +23,58 @@ export interface CliMessages {
   trace: string;
   /** Why a run ended without an answer; `{detail}` is replaced by the result's error. */
   noAnswer: Record<Exclude<StopReason, 'answered'>, string>;
+  /** The run's status in the footer, by stop reason. */
+  status: Record<StopReason, string>;
+  /** The footer's token counts: `{in}` input and `{out}` output tokens. */
+  tokenCounts: string;
+  /** `{detail}` of `noAnswer.budget` when the result says nothing more. */
+  budgetDetail: string;
+  /** `{detail}` of `noAnswer.budget` for the token budget: `{used}`, `{max}`, `{next}` tokens. */
+  budgetTokens: string;
+  /** `{detail}` of `noAnswer.budget` for `--max-cost`: `{spent}`, `{max}`, `{next}` in USD (`$0.01`). */
+  budgetCost: string;
+  /** `{detail}` of `noAnswer.budget` for `--timeout`: `{seconds}`. */
+  budgetTime: string;
+  /** `{detail}` of `noAnswer.error` when the result says nothing more. */
+  failedDetail: string;
+  /** A rejected tool call; `{reason}`. */
+  rejected: string;
+  /** `{reason}` of `rejected` when the person gave none. */
+  byTheUser: string;
+  /** A tool call approved with an edited input; `{input}`. */
+  editedInput: string;
+  /** A model that failed before a fallback took over; `{model}`, `{error}`. */
+  modelFailed: string;
+  /** The fallback taking over; `{what}` (the failure), `{model}` (the next model). */
+  tryingNext: string;
+  /** Before the quoted text of a turn that could not be used. */
+  unusableTurn: string;
+  /** After a turn whose invented observation was thrown away. */
+  droppedObservation: string;
+  /** The approval prompt at the terminal. */
+  approval: ApprovalMessages;
+  /** The default trace location cannot be written; `{detail}`. */
+  noTrace: string;
+  /** `--trace FILE` cannot be written; `{file}`, `{detail}`. */
+  cannotWriteTrace: string;
+  /** The human tool's input ended: the reason the run stops (in the result and on screen). */
+  inputEnded: string;
+  /** Said when the run stops for `inputEnded`; `{reason}`. */
+  stoppingBecause: string;
+  /** An unexpected error ended the run; `{detail}`. */
+  runFailed: string;
+  /** After `runFailed`, unless `TAOLOOP_DEBUG` is set. */
+  debugHint: string;
+  /** An empty question; `{command}` is run or ask. */
+  emptyQuestion: string;
+  /** No model configured and the embedded one unavailable; `{detail}` says why, the setup help follows. */
+  noModel: string;
+  /** The ways to configure a model (after `noModel`), as `describeModelSetup` says them in English. */
+  modelSetup?: string;
+  /** `taoloop trace`: a trace that ends with a crash; `{error}`. */
+  traceCrashed: string;
+  /** `taoloop trace`: a trace that simply stops. */
+  traceStops: string;
   /** The human tool: shown before the requested action. */
   humanAsks: string;
   /** The human tool: the question the person answers. */
@@ -39,6 +91,24 @@ export interface CliMessages {
   askInstructions: string;
   /** `taoloop chat`; `{id}` is the conversation id, `{command}` what was typed. */
   chat: ChatMessages;
+}
+
+/** The approval prompt: `{action}`, `{effects}` and `{tool}` are filled in. */
+export interface ApprovalMessages {
+  /** Above the prompt. */
+  wants: string;
+  /** The question. */
+  ask: string;
+  /** Asking for the edited input. */
+  newInput: string;
+  /** After an answer that is none of the accepted words. */
+  again: string;
+  /** Accepted answers, lower case; English `y`/`yes`, `n`/`no`, `e`/`edit` are always accepted too. */
+  yes: readonly string[];
+  no: readonly string[];
+  edit: readonly string[];
+  /** The rejection when there is no terminal to ask at (the model reads it too). */
+  noTerminal: string;
 }
 
 /** What `taoloop chat` says. */
@@ -61,7 +131,7 @@ const EN: CliMessages = {
   steps: 'steps',
   tokens: 'tokens',
   tokensUnknown: 'tokens unknown',
-  costUnknown: 'cost unknown',
+  costUnknown: 'cost unknown (no price for this model: --price IN/OUT)',
   trace: 'trace:',
   noAnswer: {
     max_steps: 'No answer: the step limit was reached (raise it with --max-steps).',
@@ -72,6 +142,49 @@ const EN: CliMessages = {
     error: 'No answer: {detail}',
     paused: 'No answer yet: the run is paused, waiting for an approval.',
   },
+  status: {
+    answered: 'answered',
+    max_steps: 'max_steps',
+    format_errors: 'format_errors',
+    repeated_action: 'repeated_action',
+    budget: 'budget',
+    aborted: 'aborted',
+    error: 'error',
+    paused: 'paused',
+  },
+  tokenCounts: '{in} in / {out} out tokens',
+  budgetDetail: 'tokens, cost or time',
+  budgetTokens: 'token budget: {used} of {max} tokens used, and the next call needs about {next} more.',
+  budgetCost: "cost budget: {spent} of {max} spent, and the next call's input costs about {next}.",
+  budgetTime: '--timeout: the run took longer than {seconds} s.',
+  failedDetail: 'the run failed.',
+  rejected: '(rejected: {reason})',
+  byTheUser: 'by the user',
+  editedInput: '(approved with edited input: {input})',
+  modelFailed: '{model} failed: {error}',
+  tryingNext: '({what}; trying {model})',
+  unusableTurn: '(unusable model turn)',
+  droppedObservation: '(dropped an Observation the model wrote itself)',
+  approval: {
+    wants: 'The model wants to run {action} (effects: {effects}).',
+    ask: 'Allow it? [y]es / [n]o / [e]dit: ',
+    newInput: 'New input for {tool}: ',
+    again: 'Please answer y, n or e.',
+    yes: ['y', 'yes'],
+    no: ['n', 'no'],
+    edit: ['e', 'edit'],
+    noTerminal: 'no terminal to ask for approval of {tool} ({effects}); rerun with --allow {tool} or --yes',
+  },
+  noTrace: 'not keeping a trace of this run ({detail}); use --trace FILE.',
+  cannotWriteTrace: 'cannot write the trace to {file}: {detail}',
+  inputEnded: 'the input ended (standard input is closed), so nobody can answer the human tool',
+  stoppingBecause: '{reason}; stopping the run.',
+  runFailed: 'the run failed: {detail}',
+  debugHint: '(set TAOLOOP_DEBUG=1 to see the stack trace)',
+  emptyQuestion: 'the question is empty. Example: taoloop {command} "What is 20 * 12 * 7?"',
+  noModel: 'no model is configured, and the embedded local model is not available: {detail}',
+  traceCrashed: 'The run crashed or was stopped at once: {error}',
+  traceStops: '(the trace stops here: the run was killed, or is still running)',
   humanAsks: 'The agent asks you to:',
   humanObserved: 'What did you observe?',
   humanToolDescription:
@@ -98,7 +211,7 @@ const PT: CliMessages = {
   steps: 'passos',
   tokens: 'tokens',
   tokensUnknown: 'tokens desconhecidos',
-  costUnknown: 'custo desconhecido',
+  costUnknown: 'custo desconhecido (sem preço para este modelo: --price ENTRADA/SAÍDA)',
   trace: 'registro:',
   noAnswer: {
     max_steps: 'Sem resposta: o limite de passos foi atingido (aumente-o com --max-steps).',
@@ -109,6 +222,67 @@ const PT: CliMessages = {
     error: 'Sem resposta: {detail}',
     paused: 'Ainda sem resposta: a execução está em pausa, à espera de uma aprovação.',
   },
+  status: {
+    answered: 'respondida',
+    max_steps: 'limite de passos',
+    format_errors: 'erros de formato',
+    repeated_action: 'ação repetida',
+    budget: 'orçamento esgotado',
+    aborted: 'interrompida',
+    error: 'erro',
+    paused: 'em pausa',
+  },
+  tokenCounts: '{in} de entrada / {out} de saída (tokens)',
+  budgetDetail: 'tokens, custo ou tempo',
+  budgetTokens:
+    'orçamento de tokens: {used} de {max} usados, e a próxima chamada precisa de cerca de {next} a mais.',
+  budgetCost:
+    'orçamento de custo: {spent} de {max} gastos, e a entrada da próxima chamada custa cerca de {next}.',
+  budgetTime: '--timeout: a execução levou mais de {seconds} s.',
+  failedDetail: 'a execução falhou.',
+  rejected: '(recusada: {reason})',
+  byTheUser: 'pelo usuário',
+  editedInput: '(aprovada com a entrada editada: {input})',
+  modelFailed: '{model} falhou: {error}',
+  tryingNext: '({what}; tentando {model})',
+  unusableTurn: '(turno do modelo inutilizável)',
+  droppedObservation: '(descartada uma Observação que o próprio modelo escreveu)',
+  approval: {
+    wants: 'O modelo quer executar {action} (efeitos: {effects}).',
+    ask: 'Permitir? [s]im / [n]ão / [e]ditar: ',
+    newInput: 'Nova entrada para {tool}: ',
+    again: 'Responda s, n ou e.',
+    yes: ['s', 'sim'],
+    no: ['n', 'não', 'nao'],
+    edit: ['e', 'editar'],
+    noTerminal:
+      'não há terminal para pedir a aprovação de {tool} ({effects}); execute de novo com --allow {tool} ou --yes',
+  },
+  noTrace: 'sem registro desta execução ({detail}); use --trace ARQUIVO.',
+  cannotWriteTrace: 'não é possível gravar o registro em {file}: {detail}',
+  inputEnded:
+    'a entrada terminou (a entrada padrão está fechada), então ninguém pode responder à ferramenta human',
+  stoppingBecause: '{reason}; parando a execução.',
+  runFailed: 'a execução falhou: {detail}',
+  debugHint: '(defina TAOLOOP_DEBUG=1 para ver a pilha de chamadas)',
+  emptyQuestion: 'a pergunta está vazia. Exemplo: taoloop {command} "Quanto é 20 * 12 * 7?"',
+  noModel: 'nenhum modelo está configurado, e o modelo local embutido não está disponível: {detail}',
+  modelSetup: [
+    'Escolha um modelo com --model <spec> ou a variável de ambiente TAOLOOP_MODEL:',
+    '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   qualquer servidor compatível com OpenAI',
+    '                                      (llama.cpp, vLLM, LM Studio; chave em TAOLOOP_API_KEY se preciso)',
+    '  --model openai:gpt-4o-mini          com OPENAI_API_KEY definida (OPENAI_BASE_URL opcional)',
+    '  --model anthropic:claude-3-5-haiku-latest   com ANTHROPIC_API_KEY definida',
+    '  --model google:gemini-2.0-flash     com GOOGLE_GENERATIVE_AI_API_KEY definida',
+    '  --model ollama:llama3.1             Ollama local (OLLAMA_BASE_URL, padrão http://127.0.0.1:11434/v1)',
+    '  --model local:./model.gguf          um arquivo GGUF executado no processo (llama.cpp); local: sozinho',
+    '                                      baixa uma vez o pequeno modelo padrão (Qwen2.5-1.5B-Instruct)',
+    'Sem --model: TAOLOOP_MODEL, senão o primeiro provedor cuja chave de API está definida (OpenAI,',
+    'Anthropic, Google), senão um Ollama local respondendo em 127.0.0.1:11434 (seu primeiro modelo), senão',
+    'o modelo local embutido. `taoloop models` mostra o que está configurado e qual seria escolhido.',
+  ].join('\n'),
+  traceCrashed: 'A execução falhou ou foi parada de imediato: {error}',
+  traceStops: '(o registro para aqui: a execução foi morta, ou ainda está em andamento)',
   humanAsks: 'O agente pede que você:',
   humanObserved: 'O que você observou?',
   humanToolDescription:
@@ -137,7 +311,7 @@ const FR: CliMessages = {
   steps: 'étapes',
   tokens: 'jetons',
   tokensUnknown: 'jetons inconnus',
-  costUnknown: 'coût inconnu',
+  costUnknown: 'coût inconnu (pas de prix pour ce modèle : --price ENTRÉE/SORTIE)',
   trace: 'trace :',
   noAnswer: {
     max_steps: 'Pas de réponse : la limite d’étapes est atteinte (augmentez-la avec --max-steps).',
@@ -149,6 +323,67 @@ const FR: CliMessages = {
     error: 'Pas de réponse : {detail}',
     paused: 'Pas encore de réponse : l’exécution est en pause, en attente d’une approbation.',
   },
+  status: {
+    answered: 'répondu',
+    max_steps: 'limite d’étapes',
+    format_errors: 'erreurs de format',
+    repeated_action: 'action répétée',
+    budget: 'budget épuisé',
+    aborted: 'interrompue',
+    error: 'erreur',
+    paused: 'en pause',
+  },
+  tokenCounts: '{in} en entrée / {out} en sortie (jetons)',
+  budgetDetail: 'jetons, coût ou durée',
+  budgetTokens:
+    'budget de jetons : {used} sur {max} utilisés, et le prochain appel en demande environ {next} de plus.',
+  budgetCost:
+    'budget de coût : {spent} sur {max} dépensés, et l’entrée du prochain appel coûte environ {next}.',
+  budgetTime: '--timeout : l’exécution a duré plus de {seconds} s.',
+  failedDetail: 'l’exécution a échoué.',
+  rejected: '(refusé : {reason})',
+  byTheUser: 'par l’utilisateur',
+  editedInput: '(approuvé avec l’entrée modifiée : {input})',
+  modelFailed: '{model} a échoué : {error}',
+  tryingNext: '({what} ; essai de {model})',
+  unusableTurn: '(tour du modèle inutilisable)',
+  droppedObservation: '(Observation écrite par le modèle lui-même écartée)',
+  approval: {
+    wants: 'Le modèle veut exécuter {action} (effets : {effects}).',
+    ask: 'L’autoriser ? [o]ui / [n]on / [m]odifier : ',
+    newInput: 'Nouvelle entrée pour {tool} : ',
+    again: 'Répondez o, n ou m.',
+    yes: ['o', 'oui'],
+    no: ['n', 'non'],
+    edit: ['m', 'modifier'],
+    noTerminal:
+      'aucun terminal pour demander l’approbation de {tool} ({effects}) ; relancez avec --allow {tool} ou --yes',
+  },
+  noTrace: 'pas de trace pour cette exécution ({detail}) ; utilisez --trace FICHIER.',
+  cannotWriteTrace: 'impossible d’écrire la trace dans {file} : {detail}',
+  inputEnded:
+    'l’entrée est terminée (l’entrée standard est fermée), personne ne peut donc répondre à l’outil human',
+  stoppingBecause: '{reason} ; arrêt de l’exécution.',
+  runFailed: 'l’exécution a échoué : {detail}',
+  debugHint: '(définissez TAOLOOP_DEBUG=1 pour voir la pile d’appels)',
+  emptyQuestion: 'la question est vide. Exemple : taoloop {command} "Combien font 20 * 12 * 7 ?"',
+  noModel: 'aucun modèle n’est configuré, et le modèle local intégré n’est pas disponible : {detail}',
+  modelSetup: [
+    'Configurez un modèle avec --model <spec> ou la variable d’environnement TAOLOOP_MODEL :',
+    '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   tout serveur compatible OpenAI',
+    '                                      (llama.cpp, vLLM, LM Studio ; clé dans TAOLOOP_API_KEY si besoin)',
+    '  --model openai:gpt-4o-mini          avec OPENAI_API_KEY définie (OPENAI_BASE_URL facultative)',
+    '  --model anthropic:claude-3-5-haiku-latest   avec ANTHROPIC_API_KEY définie',
+    '  --model google:gemini-2.0-flash     avec GOOGLE_GENERATIVE_AI_API_KEY définie',
+    '  --model ollama:llama3.1             Ollama local (OLLAMA_BASE_URL, par défaut http://127.0.0.1:11434/v1)',
+    '  --model local:./model.gguf          un fichier GGUF exécuté dans le processus (llama.cpp) ; local: seul',
+    '                                      télécharge une fois le petit modèle par défaut (Qwen2.5-1.5B-Instruct)',
+    'Sans --model : TAOLOOP_MODEL, sinon le premier fournisseur dont la clé d’API est définie (OpenAI,',
+    'Anthropic, Google), sinon un Ollama local qui répond sur 127.0.0.1:11434 (son premier modèle), sinon',
+    'le modèle local intégré. `taoloop models` montre ce qui est configuré et lequel serait choisi.',
+  ].join('\n'),
+  traceCrashed: 'L’exécution a planté ou a été arrêtée net : {error}',
+  traceStops: '(la trace s’arrête ici : l’exécution a été tuée, ou est encore en cours)',
   humanAsks: 'L’agent vous demande de :',
   humanObserved: 'Qu’avez-vous observé ?',
   humanToolDescription:
@@ -177,7 +412,7 @@ const ID: CliMessages = {
   steps: 'langkah',
   tokens: 'token',
   tokensUnknown: 'token tidak diketahui',
-  costUnknown: 'biaya tidak diketahui',
+  costUnknown: 'biaya tidak diketahui (tidak ada harga untuk model ini: --price MASUK/KELUAR)',
   trace: 'jejak:',
   noAnswer: {
     max_steps: 'Tidak ada jawaban: batas langkah tercapai (naikkan dengan --max-steps).',
@@ -189,6 +424,65 @@ const ID: CliMessages = {
     error: 'Tidak ada jawaban: {detail}',
     paused: 'Belum ada jawaban: proses dijeda, menunggu persetujuan.',
   },
+  status: {
+    answered: 'terjawab',
+    max_steps: 'batas langkah',
+    format_errors: 'kesalahan format',
+    repeated_action: 'tindakan berulang',
+    budget: 'anggaran habis',
+    aborted: 'dihentikan',
+    error: 'galat',
+    paused: 'dijeda',
+  },
+  tokenCounts: '{in} masuk / {out} keluar (token)',
+  budgetDetail: 'token, biaya atau waktu',
+  budgetTokens:
+    'anggaran token: {used} dari {max} terpakai, dan panggilan berikutnya perlu sekitar {next} lagi.',
+  budgetCost: 'anggaran biaya: {spent} dari {max} terpakai, dan masukan panggilan berikutnya sekitar {next}.',
+  budgetTime: '--timeout: proses berjalan lebih dari {seconds} detik.',
+  failedDetail: 'proses gagal.',
+  rejected: '(ditolak: {reason})',
+  byTheUser: 'oleh pengguna',
+  editedInput: '(disetujui dengan masukan yang diubah: {input})',
+  modelFailed: '{model} gagal: {error}',
+  tryingNext: '({what}; mencoba {model})',
+  unusableTurn: '(giliran model tidak dapat dipakai)',
+  droppedObservation: '(Observasi yang ditulis model sendiri dibuang)',
+  approval: {
+    wants: 'Model ingin menjalankan {action} (efek: {effects}).',
+    ask: 'Izinkan? [y]a / [t]idak / [u]bah: ',
+    newInput: 'Masukan baru untuk {tool}: ',
+    again: 'Jawab y, t atau u.',
+    yes: ['y', 'ya'],
+    no: ['t', 'tidak'],
+    edit: ['u', 'ubah'],
+    noTerminal:
+      'tidak ada terminal untuk meminta persetujuan {tool} ({effects}); jalankan lagi dengan --allow {tool} atau --yes',
+  },
+  noTrace: 'jejak proses ini tidak disimpan ({detail}); gunakan --trace BERKAS.',
+  cannotWriteTrace: 'tidak dapat menulis jejak ke {file}: {detail}',
+  inputEnded: 'masukan berakhir (masukan standar tertutup), jadi tidak ada yang bisa menjawab alat human',
+  stoppingBecause: '{reason}; menghentikan proses.',
+  runFailed: 'proses gagal: {detail}',
+  debugHint: '(setel TAOLOOP_DEBUG=1 untuk melihat jejak tumpukan)',
+  emptyQuestion: 'pertanyaannya kosong. Contoh: taoloop {command} "Berapa 20 * 12 * 7?"',
+  noModel: 'tidak ada model yang dikonfigurasi, dan model lokal bawaan tidak tersedia: {detail}',
+  modelSetup: [
+    'Atur model dengan --model <spec> atau variabel lingkungan TAOLOOP_MODEL:',
+    '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   server apa pun yang kompatibel dengan OpenAI',
+    '                                      (llama.cpp, vLLM, LM Studio; kunci di TAOLOOP_API_KEY bila perlu)',
+    '  --model openai:gpt-4o-mini          dengan OPENAI_API_KEY disetel (OPENAI_BASE_URL opsional)',
+    '  --model anthropic:claude-3-5-haiku-latest   dengan ANTHROPIC_API_KEY disetel',
+    '  --model google:gemini-2.0-flash     dengan GOOGLE_GENERATIVE_AI_API_KEY disetel',
+    '  --model ollama:llama3.1             Ollama lokal (OLLAMA_BASE_URL, bawaan http://127.0.0.1:11434/v1)',
+    '  --model local:./model.gguf          berkas GGUF yang dijalankan di dalam proses (llama.cpp); local: saja',
+    '                                      mengunduh model kecil bawaan (Qwen2.5-1.5B-Instruct) sekali',
+    'Tanpa --model: TAOLOOP_MODEL, jika tidak penyedia pertama yang kunci API-nya disetel (OpenAI,',
+    'Anthropic, Google), jika tidak Ollama lokal yang menjawab di 127.0.0.1:11434 (model pertamanya), jika',
+    'tidak model lokal bawaan. `taoloop models` menunjukkan apa yang dikonfigurasi dan mana yang akan dipilih.',
+  ].join('\n'),
+  traceCrashed: 'Proses mogok atau langsung dihentikan: {error}',
+  traceStops: '(jejak berhenti di sini: proses dimatikan, atau masih berjalan)',
   humanAsks: 'Agen meminta Anda untuk:',
   humanObserved: 'Apa yang Anda amati?',
   humanToolDescription:
@@ -220,6 +514,46 @@ export function noAnswerMessage(
   status: Exclude<StopReason, 'answered'>,
   detail: string | undefined,
 ): string {
-  const fallback = status === 'budget' ? 'tokens, cost or time' : 'the run failed.';
-  return messages.noAnswer[status].replace('{detail}', detail ?? fallback);
+  const fallback = status === 'budget' ? messages.budgetDetail : messages.failedDetail;
+  return fill(messages.noAnswer[status], { detail: detail ?? fallback });
+}
+
+/**
+ * The library's budget message (`token budget: …`, `cost budget: …`, `time budget: …`) in `messages`'
+ * language; any other text unchanged.
+ */
+export function budgetDetail(messages: CliMessages, error: string): string {
+  const tokens =
+    /^token budget: (\d+) of (\d+) tokens used, and the next call needs about (\d+) more\.$/.exec(error);
+  if (tokens) return fill(messages.budgetTokens, { used: tokens[1]!, max: tokens[2]!, next: tokens[3]! });
+  const cost =
+    /^cost budget: \$([\d.]+) of \$([\d.]+) spent, and the next call's input costs about \$([\d.]+)\.$/.exec(
+      error,
+    );
+  if (cost)
+    return fill(messages.budgetCost, { spent: `$${cost[1]}`, max: `$${cost[2]}`, next: `$${cost[3]}` });
+  const time = /^time budget: the run took longer than (\d+) ms\.$/.exec(error);
+  if (time) return fill(messages.budgetTime, { seconds: Number(time[1]) / 1000 });
+  return error;
+}
+
+/** `template` with each `{name}` replaced by `values[name]` (names not given stay as they are). */
+export function fill(template: string, values: Readonly<Record<string, string | number>>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
+}
+
+/**
+ * The `--lang` of a command line, for messages printed before or around a run (an unexpected error):
+ * `--lang X` or `--lang=X` in `argv`, else `TAOLOOP_LANG`, else English; an unknown code is English.
+ */
+export function languageOf(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): LabelLanguage {
+  let code: string | undefined = env.TAOLOOP_LANG;
+  for (const [i, arg] of argv.entries()) {
+    if (arg === '--') break;
+    if (arg === '--lang') code = argv[i + 1];
+    else if (arg.startsWith('--lang=')) code = arg.slice('--lang='.length);
+  }
+  return code !== undefined && Object.hasOwn(CLI_MESSAGES, code) ? (code as LabelLanguage) : 'en';
 }

@@ -242,9 +242,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     const detail = inFlagNames(
       error instanceof Error ? (debug ? (error.stack ?? error.message) : error.message) : String(error),
     );
+    // In the --lang of the command line (or TAOLOOP_LANG).
+    const { CLI_MESSAGES, fill, languageOf } = await import('./i18n.js');
+    const messages = CLI_MESSAGES[languageOf(argv)];
     // The message may quote a model server or a tool.
     process.stderr.write(
-      `taoloop: the run failed: ${safeText(detail)}\n${debug ? '' : '(set TAOLOOP_DEBUG=1 to see the stack trace)\n'}`,
+      `taoloop: ${fill(messages.runFailed, { detail: safeText(detail) })}\n${debug ? '' : `${messages.debugHint}\n`}`,
     );
     return EXIT.noAnswer;
   }

@@ -8,7 +8,7 @@ import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import { inFlagNames } from './flag-names.js';
-import { CLI_MESSAGES, type CliMessages, noAnswerMessage } from './i18n.js';
+import { budgetDetail, CLI_MESSAGES, type CliMessages, fill, noAnswerMessage } from './i18n.js';
 import { LiveTurn } from './live-turn.js';
 import { safeText } from './safe-text.js';
 import { turnParts } from './turn-parts.js';
@@ -89,7 +89,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       case 'model-end': {
         // A turn printed as it streamed gets what its complete parts add; otherwise, all of it.
         const reasoning = options.hideReasoning ? undefined : event.reasoning;
-        const parts = turnParts(event.turn, event.text, reasoning, l);
+        const parts = turnParts(event.turn, event.text, reasoning, l, messages);
         if (live) live.finish(parts);
         else for (const part of parts) write(part.style(part.text));
         live = undefined;
@@ -113,9 +113,13 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         break;
       case 'approval-end':
         if (event.decision.type === 'reject')
-          write(pc.red(`(rejected: ${safeText(event.decision.reason ?? 'by the user')})`));
+          write(
+            pc.red(
+              fill(messages.rejected, { reason: safeText(event.decision.reason ?? messages.byTheUser) }),
+            ),
+          );
         if (event.decision.type === 'edit')
-          write(pc.yellow(`(approved with edited input: ${safeText(event.decision.input)})`));
+          write(pc.yellow(fill(messages.editedInput, { input: safeText(event.decision.input) })));
         break;
       case 'model-fallback': {
         // What was printed of the failed model's turn stays; the next model's turn starts on its own line.
@@ -126,8 +130,15 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         // Model call errors name the model already ("Model call to <id> failed: ...").
         const what = event.error.includes(event.fromModelId)
           ? event.error
-          : `${event.fromModelId} failed: ${event.error}`;
-        write(pc.yellow(`(${safeText(inFlagNames(what))}; trying ${safeText(event.toModelId)})`));
+          : fill(messages.modelFailed, { model: event.fromModelId, error: event.error });
+        write(
+          pc.yellow(
+            fill(messages.tryingNext, {
+              what: safeText(inFlagNames(what)),
+              model: safeText(event.toModelId),
+            }),
+          ),
+        );
         break;
       }
       case 'agent-event': {
@@ -189,14 +200,19 @@ export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSA
   const tokens =
     inputTokens === undefined && outputTokens === undefined
       ? messages.tokensUnknown
-      : `${about}${inputTokens ?? '?'} in / ${about}${outputTokens ?? '?'} out ${messages.tokens}`;
+      : fill(messages.tokenCounts, {
+          in: `${about}${inputTokens ?? '?'}`,
+          out: `${about}${outputTokens ?? '?'}`,
+        });
   const cost = result.costUsd === undefined ? messages.costUnknown : `${about}${formatUsd(result.costUsd)}`;
   const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;
   const summary = pc.dim(
-    `— ${result.status} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
+    `— ${messages.status[result.status]} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
-  const detail = result.error === undefined ? undefined : safeText(inFlagNames(result.error));
+  const error =
+    result.status === 'budget' && result.error ? budgetDetail(messages, result.error) : result.error;
+  const detail = error === undefined ? undefined : safeText(inFlagNames(error));
   return [pc.red(noAnswerMessage(messages, result.status, detail)), summary];
 }
 

@@ -20,7 +20,7 @@ import { type FewShotExample, parseExamples } from '../react/examples.js';
 import { LABEL_SETS, type LabelLanguage } from '../react/labels.js';
 import { errorMessage } from '../util/own.js';
 import { UsageError } from './errors.js';
-import { CLI_MESSAGES, type CliMessages } from './i18n.js';
+import { CLI_MESSAGES, type CliMessages, fill } from './i18n.js';
 import type { RunCommandOptions } from './options.js';
 import { safeText } from './safe-text.js';
 import { buildCliTools, checkToolOptions, cliToolNames } from './tools.js';
@@ -78,7 +78,7 @@ export async function prepareRun(
   context: PrepareContext,
 ): Promise<PreparedRun> {
   if (!question.trim())
-    throw new UsageError(`the question is empty. Example: taoloop ${context.command} "What is 20 * 12 * 7?"`);
+    throw new UsageError(fill(CLI_MESSAGES[options.lang].emptyQuestion, { command: context.command }));
   const prepared = await prepareAgent(options, context);
   return { ...prepared, agent: { ...prepared.agent, question } };
 }
@@ -232,9 +232,8 @@ export async function buildModel(
     if (!(error instanceof ModelConfigError)) throw error;
     // Only the last resort (the embedded model) failing means that no model is configured at all.
     if (choice.source === 'embedded') {
-      throw new UsageError(
-        `no model is configured, and the embedded local model is not available: ${error.message}\n${describeModelSetup()}`,
-      );
+      const setup = messages.modelSetup ?? describeModelSetup();
+      throw new UsageError(`${fill(messages.noModel, { detail: error.message })}\n${setup}`);
     }
     throw new UsageError(error.message);
   }

@@ -8,6 +8,7 @@
 import pc from 'picocolors';
 import type { primaryLabels } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
+import { CLI_MESSAGES, type CliMessages } from './i18n.js';
 import { safeText } from './safe-text.js';
 
 /** What a part of a printed turn is. */
@@ -35,6 +36,7 @@ export function turnParts(
   text: string,
   reasoning: string | undefined,
   l: PrintLabels,
+  notes: Pick<CliMessages, 'unusableTurn' | 'droppedObservation'> = CLI_MESSAGES.en,
 ): TurnPart[] {
   const parts = leadingParts(turn, reasoning, l);
   switch (turn.type) {
@@ -51,7 +53,7 @@ export function turnParts(
     case 'none':
       parts.push({
         kind: 'unusable',
-        text: `(unusable model turn) ${safeText(JSON.stringify(text.slice(0, 500)))}`,
+        text: `${notes.unusableTurn} ${safeText(JSON.stringify(text.slice(0, 500)))}`,
         style: pc.red,
       });
       break;
@@ -59,7 +61,7 @@ export function turnParts(
       turn satisfies never;
   }
   if (turn.inventedObservation)
-    parts.push({ kind: 'note', text: '(dropped an Observation the model wrote itself)', style: pc.yellow });
+    parts.push({ kind: 'note', text: notes.droppedObservation, style: pc.yellow });
   return parts;
 }
 

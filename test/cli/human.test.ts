@@ -103,7 +103,7 @@ test('ask --lang pt: labels, prompt and messages in Portuguese', async () => {
     const out = plain(pty.output());
     assert.match(out, /Observação: SearchIndexer com 45% da CPU/);
     assert.match(out, /Resposta: O indexador de busca está ocupado\./);
-    assert.match(out, /— answered · 2 passos/);
+    assert.match(out, /— respondida · 2 passos/);
     const system = server.requests[0]?.messages[0]?.content ?? '';
     assert.match(system, /Pensamento: /);
     assert.match(system, /Escreva em português\./);

@@ -88,18 +88,31 @@ async function askInSession(
 ): Promise<void> {
   const controller = new AbortController();
   // The store writes the trace, so there is none here for a second Ctrl-C to note.
-  const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => undefined);
+  const stopInterrupts = onInterrupts(
+    controller,
+    prepared.messages.stopping,
+    () => undefined,
+    prepared.messages,
+  );
   const { spinner, render } = terminalOutput(prepared, options);
   try {
-    await consumeRun(session.stream(question, { approve: terminalApprover(), signal: controller.signal }), {
-      openTrace: () => undefined,
-      render,
-      spinner,
-      thinking: prepared.messages.thinking,
-    });
+    await consumeRun(
+      session.stream(question, {
+        approve: terminalApprover({ messages: prepared.messages.approval }),
+        signal: controller.signal,
+      }),
+      {
+        openTrace: () => undefined,
+        render,
+        spinner,
+        thinking: prepared.messages.thinking,
+      },
+    );
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    process.stderr.write(`taoloop: the run failed: ${safeText(errorMessage(error))}\n`);
+    process.stderr.write(
+      `taoloop: ${prepared.messages.runFailed.replace('{detail}', safeText(errorMessage(error)))}\n`,
+    );
   } finally {
     spinner.stop();
     stopInterrupts();

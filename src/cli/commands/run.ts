@@ -17,6 +17,7 @@ import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
 import { continuedConversation } from '../continue.js';
 import { EXIT, UsageError } from '../errors.js';
+import { CLI_MESSAGES, type CliMessages, fill } from '../i18n.js';
 import { type InterruptReason, onRunInterrupt } from '../interrupt.js';
 import type { RunCommandOptions } from '../options.js';
 import { createRenderer } from '../render.js';
@@ -58,7 +59,7 @@ export async function runCommand(
     : { file: newRunFile(runsFolder(cwd, process.env)), explicit: false };
   const controller = new AbortController();
   let trace: TraceWriter | undefined;
-  const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => trace);
+  const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => trace, prepared.messages);
   // A run kept in the runs folder also gets the short id `taoloop runs` shows and `trace` accepts.
   const { spinner, render } = terminalOutput(prepared, options, {
     trace: target.file,
@@ -66,7 +67,11 @@ export async function runCommand(
   });
   let result: RunResult | undefined;
   try {
-    const events = streamAgent({ ...prepared.agent, approve: terminalApprover(), signal: controller.signal });
+    const events = streamAgent({
+      ...prepared.agent,
+      approve: terminalApprover({ messages: prepared.messages.approval }),
+      signal: controller.signal,
+    });
     result = await consumeRun(events, {
       openTrace: () => {
         trace = openTrace(target, prepared, question, continued?.conversationId);
@@ -184,16 +189,17 @@ function openTrace(
     });
   } catch (error) {
     if (target.explicit)
-      throw new UsageError(`cannot write the trace to ${target.file}: ${errorMessage(error)}`);
+      throw new UsageError(
+        fill(prepared.messages.cannotWriteTrace, { file: target.file, detail: errorMessage(error) }),
+      );
     process.stderr.write(
-      pc.yellow(`taoloop: not keeping a trace of this run (${errorMessage(error)}); use --trace FILE.\n`),
+      pc.yellow(`taoloop: ${fill(prepared.messages.noTrace, { detail: errorMessage(error) })}\n`),
     );
     return undefined;
   }
 }
 
 /** Why a run whose human tool found its input closed stops (the result's error and the footer say it). */
-const INPUT_ENDED = 'the input ended (standard input is closed), so nobody can answer the human tool';
 
 /**
  * First Ctrl-C, SIGTERM or SIGHUP: abort the run (it ends with status `aborted`, a complete trace and exit
@@ -206,6 +212,7 @@ export function onInterrupts(
   controller: AbortController,
   notice: string,
   trace: () => TraceWriter | undefined,
+  words: Pick<CliMessages, 'inputEnded' | 'stoppingBecause'> = CLI_MESSAGES.en,
 ): () => void {
   let count = 0;
   const handler = (reason: InterruptReason, signal: StopSignal = 'SIGINT') => {
@@ -215,8 +222,10 @@ export function onInterrupts(
     }
     if (reason === 'input-ended') {
       if (controller.signal.aborted) return;
-      process.stderr.write(`\n${pc.yellow(`taoloop: ${INPUT_ENDED}; stopping the run.`)}\n`);
-      controller.abort(new Error(INPUT_ENDED));
+      process.stderr.write(
+        `\n${pc.yellow(`taoloop: ${fill(words.stoppingBecause, { reason: words.inputEnded })}`)}\n`,
+      );
+      controller.abort(new Error(words.inputEnded));
       return;
     }
     count += 1;

@@ -6,12 +6,12 @@
  * @module
  */
 import pc from 'picocolors';
-import { LABEL_SETS, type LabelLanguage } from '../../react/labels.js';
+import { LABEL_SETS, type LabelLanguage, primaryLabels } from '../../react/labels.js';
 import { findRun, runsFolder } from '../../trace/runs.js';
 import { readTrace, type Trace } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
 import { UsageError } from '../errors.js';
-import { CLI_MESSAGES } from '../i18n.js';
+import { CLI_MESSAGES, fill } from '../i18n.js';
 import { createRenderer } from '../render.js';
 import { safeText } from '../safe-text.js';
 
@@ -39,27 +39,29 @@ export function traceLanguage(trace: Trace): LabelLanguage {
 export function traceCommand(ref: string): number {
   const { file, trace } = loadTrace(ref);
   const lang = traceLanguage(trace);
+  const messages = CLI_MESSAGES[lang];
   const render = createRenderer({
     json: false,
     out: process.stdout,
     labels: LABEL_SETS[lang],
-    messages: CLI_MESSAGES[lang],
+    messages,
     showQuestion: true,
   });
   const { header } = trace;
   process.stdout.write(`${pc.dim(safeText(`${header.startedAt} · ${header.modelId} · ${file}`))}\n`);
   // A trace cut off before run-start (or written by a library caller without one) still names its question.
   if (!trace.events.some((e) => e.type === 'run-start'))
-    process.stdout.write(`${pc.bold(`Question: ${safeText(header.question)}`)}\n`);
+    process.stdout.write(
+      `${pc.bold(`${primaryLabels(LABEL_SETS[lang]).question}: ${safeText(header.question)}`)}\n`,
+    );
   for (const line of trace.events) {
     if (line.type === 'run-error') {
-      process.stdout.write(`${pc.red(`The run crashed or was stopped at once: ${safeText(line.error)}`)}\n`);
+      process.stdout.write(`${pc.red(fill(messages.traceCrashed, { error: safeText(line.error) }))}\n`);
       continue;
     }
     if (line.type === 'model-request') continue; // what was sent: shown by the playground's inspector
     render(line);
   }
-  if (!trace.result && trace.error === undefined)
-    process.stdout.write(`${pc.yellow('(the trace stops here: the run was killed, or is still running)')}\n`);
+  if (!trace.result && trace.error === undefined) process.stdout.write(`${pc.yellow(messages.traceStops)}\n`);
   return 0;
 }

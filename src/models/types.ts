@@ -51,23 +51,26 @@ export interface ModelRequest {
   messages: ModelMessage[];
   /**
    * Stop sequences sent to the provider (for ReAct, the Observation label). Providers that ignore them
-   * are handled by the loop, which also cuts the text client-side.
+   * are handled by the loop, which also cuts the text client-side. @default none
    */
   stopSequences?: string[];
-  /** Sampling temperature. The loop sends 0 unless told otherwise. */
+  /**
+   * Sampling temperature (no unit; 0 is the most deterministic). The loop sends 0 unless told otherwise.
+   * @default the provider's default
+   */
   temperature?: number;
-  /** Upper bound on generated tokens for this turn. */
+  /** Upper bound on generated tokens for this turn. @default the provider's default */
   maxOutputTokens?: number;
-  /** Aborts the request (the HTTP request for remote models). */
+  /** Aborts the request (the HTTP request for remote models). @default none (not abortable) */
   signal?: AbortSignal;
-  /** Native tool calling: the tools offered as functions. Absent in text mode. */
+  /** Native tool calling: the tools offered as functions. Absent in text mode. @default none */
   tools?: readonly ModelToolDefinition[];
   /**
    * Native tool calling: `false` asks the provider for at most one tool call per response, where it has
    * such a setting (see `fromLanguageModel`). @default true (the provider's default)
    */
   parallelToolCalls?: boolean;
-  /** Text mode: the turn format, for adapters that can enforce it with a grammar. */
+  /** Text mode: the turn format, for adapters that can enforce it with a grammar. @default none */
   turnFormat?: TurnFormat;
   /**
    * Mark the prompt for the provider's prompt cache where the provider needs marks: Anthropic gets cache
@@ -144,9 +147,9 @@ export type ModelStreamPart =
 export interface Model {
   /** A readable identifier such as `openai:gpt-4o-mini` or `scripted`. */
   readonly id: string;
-  /** The context window in tokens, when the adapter knows it. */
+  /** The context window in tokens, when the adapter knows it. @default unknown (the loop looks the id up) */
   readonly contextWindowTokens?: number;
-  /** True when the adapter can send tools as functions and read tool calls (native mode). */
+  /** True when the adapter can send tools as functions and read tool calls (native mode). @default false */
   readonly supportsToolCalls?: boolean;
   /** One complete turn. */
   generate(request: ModelRequest): Promise<ModelResponse>;

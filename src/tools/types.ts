@@ -53,11 +53,13 @@ export interface Tool {
   /**
    * When set, the model writes JSON in the brackets; the router parses and validates it and passes the
    * parsed value to `run`. Use `defineTool` to get a typed `run`.
+   * @default none (the input is the text between the brackets)
    */
   inputSchema?: ToolInputSchema;
   /**
    * JSON Schema of the input object for native tool calling. `defineTool` fills it from a zod schema;
    * text tools are offered as `{ input: string }`.
+   * @default none (`{ input: string }`)
    */
   inputJsonSchema?: Record<string, unknown>;
   /** Inputs longer than this are refused with an error observation. @default 200 */

@@ -10,8 +10,8 @@ import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { journaledToolCall, toolCallId } from './durable.js';
-import { recorderOf } from './pause-journal.js';
 import { nestedRunnerOf } from './nested.js';
+import { recorderOf } from './pause-journal.js';
 import type {
   AgentEvent,
   AgentOptions,

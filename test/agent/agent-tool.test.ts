@@ -280,7 +280,8 @@ test('the trace keeps the nested trajectory and the trace renderer shows it inde
   };
   const out = { write } as unknown as NodeJS.WritableStream;
   const render = createRenderer({ json: false, out, showQuestion: true });
-  for (const event of trace.events) if (event.type !== 'run-error' && event.type !== 'model-request') render(event);
+  for (const event of trace.events)
+    if (event.type !== 'run-error' && event.type !== 'model-request') render(event);
   const plain = printed.replace(/\x1b\[[0-9;]*m/g, '');
   const lines = plain.split('\n');
   const call = lines.findIndex((l) => l.startsWith('Action: helper['));

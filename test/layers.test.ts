@@ -47,11 +47,11 @@ function importsBetween(from: (file: string) => boolean, to: (file: string) => b
   return found;
 }
 
-test('the graph is read: the loop imports the labels, the router and the model errors', () => {
-  const loop = graph.get(join('agent', 'loop.ts'))?.map((e) => e.to) ?? [];
-  assert.ok(loop.includes(join('react', 'labels.ts')), loop.join(', '));
-  assert.ok(loop.includes(join('tools', 'router.ts')));
-  assert.ok(loop.includes(join('models', 'errors.ts')));
+test('the graph is read: a run imports the labels, the router and the model errors', () => {
+  const run = graph.get(join('agent', 'run.ts'))?.map((e) => e.to) ?? [];
+  assert.ok(run.includes(join('react', 'labels.ts')), run.join(', '));
+  assert.ok(run.includes(join('tools', 'router.ts')));
+  assert.ok(run.includes(join('models', 'errors.ts')));
   assert.ok(graph.size > 50);
 });
 

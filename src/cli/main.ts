@@ -105,6 +105,10 @@ function buildProgram(setExit: (code: number) => void): Command {
     .command('chat')
     .description(
       'A conversation at the terminal: each question is a run with the earlier questions and answers as context, shown live like run. /new starts a new conversation, /exit or Ctrl-D leaves, Ctrl-C stops an answer. Each run is recorded, linked to the conversation (run --continue follows it up).',
+    )
+    .option(
+      '--continue <run>',
+      'go on with a recorded run or conversation (an id from `taoloop runs`, a conversation id, or last) (default: none, a new conversation)',
     );
   addToolOptions(addAgentOptions(chat)).action(async (_options, command: Command) => {
     const [{ options, config, env, fallbackEnv }, { chatCommand }] = await Promise.all([

@@ -133,30 +133,51 @@ test('chat at a terminal: a follow-up carries the first turn, Ctrl-C stops an an
   assert.equal(readTrace(JSON.parse(followUp.stdout).trace as string).header.conversationId, conversationId);
 });
 
-test('chat reads questions from a pipe until the end of input and exits 0; --json is refused', async (t) => {
-  const server = await startFakeOpenAI({ replies: reply });
-  t.after(() => server.close());
-  const model = `openai-compatible:${server.baseURL}#m`;
-  const { env: chatEnv } = env();
-  const child = spawn(process.execPath, [BIN, 'chat', '--model', model], {
+/** Runs `taoloop chat ARGS` with `input` on a pipe; resolves with the exit code and output. */
+function pipedChat(args: string[], input: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, 'chat', ...args], {
     cwd: ROOT,
-    env: chatEnv,
+    env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.end(input);
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+test('chat reads questions from a pipe until the end of input and exits 0; --continue goes on with it; --json is refused', async (t) => {
+  const server = await startFakeOpenAI({ replies: reply });
+  t.after(() => server.close());
+  const model = `openai-compatible:${server.baseURL}#m`;
+  const { env: chatEnv, runs } = env();
   // Two questions arriving together: neither is lost.
-  child.stdin.end('Fresh?\nFor 7 seats?\n');
-  assert.equal(await exited, 0, stderr);
-  assert.match(stdout, /fresh start[\s\S]*1680/);
+  const first = await pipedChat(['--model', model], 'Fresh?\nFor 7 seats?\n', chatEnv);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /fresh start[\s\S]*1680/);
   assert.deepEqual(sent(server.requests[1]), [
     'Question: Fresh?',
     'Answer: fresh start',
     'Question: For 7 seats?',
   ]);
+  const conversationId = /Conversation ([0-9a-f-]{36})\./.exec(first.stderr)?.[1];
+  assert.ok(conversationId, first.stderr);
+
+  const again = await pipedChat(['--continue', 'last', '--model', model], 'And the total?\n', chatEnv);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, new RegExp(`Conversation ${conversationId}\\.`));
+  assert.deepEqual(sent(server.requests.at(-1)), [
+    'Question: Fresh?',
+    'Answer: fresh start',
+    'Question: For 7 seats?',
+    'Answer: 1680',
+    'Question: And the total?',
+  ]);
+  assert.equal(readTrace(runFiles(runs)[0]!).header.conversationId, conversationId);
 
   const json = await runCli(['chat', '--json', '--model', model], { env: chatEnv });
   assert.equal(json.code, 2);

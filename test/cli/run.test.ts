@@ -165,7 +165,7 @@ test('bad usage exits 2 with a clear message and no stack trace', async () => {
 });
 
 test('--help on every command lists every option with its default', async () => {
-  for (const command of ['run', 'ask', 'trace', 'replay', 'runs']) {
+  for (const command of ['run', 'ask', 'chat', 'trace', 'replay', 'runs']) {
     const { code, stdout } = await runCli([command, '--help'], { env: cliEnv().env });
     assert.equal(code, 0);
     const options = stdout.split('Options:\n')[1] ?? '';

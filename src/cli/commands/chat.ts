@@ -4,17 +4,18 @@
  * linked to the conversation id, so `taoloop runs`, `trace`, `replay` and `run --continue <id|last>` read
  * it like any run. The options, the live trace and Ctrl-C are `run`'s: Ctrl-C stops the answer in progress
  * (a second one quits at once), and the conversation goes on. `/new` starts a new conversation; `/exit` or
- * Ctrl-D leaves (exit code 0).
+ * Ctrl-D leaves (exit code 0). `--continue <id|last>` starts from a recorded run's conversation.
  *
  * @module
  */
 import { createInterface, type Interface } from 'node:readline';
 import pc from 'picocolors';
-import { createSession, type Session } from '../../agent/session.js';
+import { type ConversationStore, createSession, type Session } from '../../agent/session.js';
 import { createFileStore } from '../../trace/conversation-store.js';
 import { runsFolder } from '../../trace/runs.js';
 import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
+import { type ContinuedConversation, continuedConversation } from '../continue.js';
 import { EXIT, UsageError } from '../errors.js';
 import type { RunCommandOptions } from '../options.js';
 import { safeText } from '../safe-text.js';
@@ -38,15 +39,22 @@ export async function chatCommand(
   }
   const cwd = process.cwd();
   const prepared = await prepareAgent(options, { ...context, command: 'chat', cwd });
-  const store = createFileStore(runsFolder(cwd, process.env), { meta: prepared.meta });
+  const continued =
+    options.continue === undefined ? undefined : continuedConversation(options.continue, cwd, process.env);
+  const files = createFileStore(runsFolder(cwd, process.env), { meta: prepared.meta });
+  const store = continued ? startingWith(files, continued) : files;
   const words = prepared.messages.chat;
   const say = (text: string) => process.stderr.write(`${pc.dim(text)}\n`);
-  const start = (template: string): Session => {
-    const session = createSession({ ...prepared.agent, store });
+  const start = (template: string, conversationId?: string): Session => {
+    const session = createSession({
+      ...prepared.agent,
+      store,
+      ...(conversationId !== undefined && { conversationId }),
+    });
     say(fill(template, session.conversationId));
     return session;
   };
-  let session = start(words.intro);
+  let session = start(words.intro, continued?.conversationId);
   let asked = false;
   const lines = lineReader(() => say(words.howToLeave));
   try {
@@ -117,6 +125,24 @@ async function askInSession(
     spinner.stop();
     stopInterrupts();
   }
+}
+
+/**
+ * `store`, except that the first load of the continued conversation gives the recorded run's conversation
+ * (as `run --continue` does), even when that run is not its conversation's newest or has no conversation id.
+ */
+function startingWith(store: ConversationStore, continued: ContinuedConversation): ConversationStore {
+  let first = true;
+  return {
+    record: (id, event) => store.record(id, event),
+    async load(id) {
+      if (first && id === continued.conversationId) {
+        first = false;
+        return [...continued.earlier];
+      }
+      return store.load(id);
+    },
+  };
 }
 
 /** `{id}` in `template` replaced by `id`. */

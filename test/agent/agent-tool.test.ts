@@ -8,6 +8,7 @@ import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { AgentEvent, ApprovalRequest, RunResult, RunState } from '../../src/agent/types.js';
 import { createRenderer } from '../../src/cli/render.js';
+import type { Model, ModelResponse } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -295,4 +296,38 @@ test('the trace keeps the nested trajectory and the trace renderer shows it inde
     lines.some((l) => /^ {2}\[helper\] Answer: 4$/.test(l)),
     plain,
   );
+});
+
+test('native mode: two calls of an agent tool in one step each run the nested agent, events tagged per call', async () => {
+  const inner = scriptedModel([NESTED_ANSWER, 'Thought: done.\nAnswer: 9']);
+  const helper = agentTool({ name: 'helper', description: 'Adds.', model: inner, tools: [calculator] });
+  let calls = 0;
+  const model: Model = {
+    id: 'native',
+    supportsToolCalls: true,
+    async generate(): Promise<ModelResponse> {
+      calls += 1;
+      if (calls > 1) return { text: 'Answer: 4 and 9', usage: {}, finishReason: 'stop' };
+      return {
+        text: '',
+        toolCalls: [
+          { id: 'a', name: 'helper', input: '{"input":"2 + 2"}' },
+          { id: 'b', name: 'helper', input: '{"input":"4 + 5"}' },
+        ],
+        usage: {},
+        finishReason: 'tool-calls',
+      };
+    },
+  };
+  const { events, result } = await collect(
+    streamAgent({ model, mode: 'native', question: 'q', tools: [helper] }),
+  );
+  assert.equal(result.status, 'answered');
+  inner.assertAllUsed();
+  assert.equal(result.steps[0]!.observation?.text, '4');
+  assert.equal(result.steps[0]!.otherCalls?.[0]?.observation.text, '9');
+  const questions = events.flatMap((e) =>
+    e.type === 'agent-event' && e.event.type === 'run-start' ? [e.event.question] : [],
+  );
+  assert.deepEqual(questions, ['2 + 2', '4 + 5']);
 });

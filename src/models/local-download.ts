@@ -25,7 +25,12 @@ export interface EnsureModelOptions {
   cacheDir?: string;
   /** Environment to read the cache variables from. @default process.env */
   env?: NodeJS.ProcessEnv;
-  /** Resolves a host name; a rejection (or no answer within `lookupTimeoutMs`) means offline. @default node:dns/promises lookup */
+  /**
+   * Resolves a host name; a rejection (or no answer within `lookupTimeoutMs`) means offline. Given, it
+   * alone decides; by default a DNS lookup is followed by one HEAD request to the server (2.5 x
+   * `lookupTimeoutMs`), so a server that refuses connections fails at once.
+   * @default node:dns/promises lookup, then the HEAD request
+   */
   lookup?: (host: string) => Promise<unknown>;
   /** @default 2000 */
   lookupTimeoutMs?: number;
@@ -47,6 +52,8 @@ export interface DownloaderOptions {
   dirPath: string;
   fileName: string;
   onProgress: (status: { totalSize: number; downloadedSize: number }) => void;
+  /** Where `hf:` files come from (node-llama-cpp's `endpoints`); absent for huggingface.co. */
+  endpoints?: { huggingFace: string };
 }
 
 /** The part of node-llama-cpp's `ModelDownloader` used here. */
@@ -66,6 +73,9 @@ interface Receipt {
 export const LOCAL_MODEL_ADVICE =
   'Pass a GGUF file you have with --model local:./model.gguf, or configure a provider (e.g. --model openai-compatible:http://127.0.0.1:8080/v1#my-model, or --model openai:gpt-4o-mini with OPENAI_API_KEY set).';
 
+/** Said before a download starts. */
+const LOCAL_MODEL_ADVICE_SHORT = 'Ctrl-C stops it; taoloop models lists the other ways to get a model.';
+
 /** The cache folder for models (see {@link EnsureModelOptions.cacheDir}). */
 export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const own = env.TAOLOOP_CACHE_DIR?.trim();
@@ -74,8 +84,20 @@ export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(xdg || join(homedir(), '.cache'), 'taoloop', 'models');
 }
 
+/**
+ * The Hugging Face endpoint downloads go to: `MODEL_ENDPOINT` or `HF_ENDPOINT` when set to a URL (as
+ * llama.cpp and node-llama-cpp read them: a mirror, or a test server), else `undefined` (huggingface.co).
+ */
+export function huggingFaceEndpoint(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  for (const value of [env.MODEL_ENDPOINT, env.HF_ENDPOINT]) {
+    const url = value?.trim();
+    if (url && /^https?:\/\//i.test(url)) return url;
+  }
+  return undefined;
+}
+
 /** Splits `hf:user/repo/path/file.gguf` into the host to check and the file name to store under. */
-function parseHfUri(uri: string): { host: string; fileName: string } {
+function parseHfUri(uri: string, env?: NodeJS.ProcessEnv): { host: string; fileName: string } {
   const match = /^hf:([^/\s]+)\/([^/\s]+)\/(.+\.gguf)$/i.exec(uri);
   const path = match?.[3];
   if (path === undefined) {
@@ -83,7 +105,9 @@ function parseHfUri(uri: string): { host: string; fileName: string } {
       `Cannot download ${JSON.stringify(uri)}: expected hf:<user>/<repo>/<file>.gguf. ${LOCAL_MODEL_ADVICE}`,
     );
   }
-  return { host: 'huggingface.co', fileName: `${match?.[1]}--${match?.[2]}--${path.replaceAll('/', '--')}` };
+  const endpoint = huggingFaceEndpoint(env);
+  const host = endpoint === undefined ? 'huggingface.co' : new URL(endpoint).hostname;
+  return { host, fileName: `${match?.[1]}--${match?.[2]}--${path.replaceAll('/', '--')}` };
 }
 
 /** Rejects with `error` after `ms`, unless `promise` settles first (the timer is cleared either way). */
@@ -109,6 +133,19 @@ async function checkOnline(host: string, options: EnsureModelOptions): Promise<v
   } catch (error) {
     throw new ModelConfigError(
       `Cannot download the local model: ${host} cannot be reached (${errorMessage(error)}); this machine looks offline. ${LOCAL_MODEL_ADVICE}`,
+    );
+  }
+  // The downloader retries a refused connection until its own timeout: one plain request first, so a
+  // server that is not there fails at once. Any HTTP answer (even 404) means it is there.
+  if (options.lookup !== undefined) return;
+  const origin = new URL(huggingFaceEndpoint(options.env ?? process.env) ?? `https://${host}/`).origin;
+  try {
+    const response = await fetch(origin, { method: 'HEAD', signal: AbortSignal.timeout(ms * 2.5) });
+    await response.body?.cancel();
+  } catch (error) {
+    const cause = (error as { cause?: unknown }).cause;
+    throw new ModelConfigError(
+      `Cannot download the local model: ${origin} cannot be reached (${errorMessage(cause ?? error)}). ${LOCAL_MODEL_ADVICE}`,
     );
   }
 }
@@ -147,7 +184,7 @@ async function cachedFile(path: string, uri: string): Promise<string | undefined
  *   says how to pass a local file or configure a provider instead. Aborts reject with the signal's reason.
  */
 export async function ensureLocalModelFile(uri: string, options: EnsureModelOptions = {}): Promise<string> {
-  const { host, fileName } = parseHfUri(uri);
+  const { host, fileName } = parseHfUri(uri, options.env ?? process.env);
   const dir = options.cacheDir ?? modelCacheDir(options.env);
   const path = join(dir, fileName);
   const cached = await cachedFile(path, uri);
@@ -181,6 +218,7 @@ export function ensureDefaultLocalModel(options: EnsureModelOptions = {}): Promi
 }
 
 async function defaultCreateDownloader(options: DownloaderOptions): Promise<Downloader> {
+  // node-llama-cpp reads MODEL_ENDPOINT / HF_ENDPOINT from process.env itself; `endpoints` says it for `env`.
   const { createModelDownloader } = await importLlamaCpp();
   return createModelDownloader({
     ...options,
@@ -199,12 +237,14 @@ async function download(uri: string, dir: string, fileName: string, options: Ens
   const create = options.createDownloader ?? defaultCreateDownloader;
   const connectMs = options.connectTimeoutMs ?? 15_000;
   let downloader: Downloader;
+  const endpoint = huggingFaceEndpoint(options.env ?? process.env);
   try {
     downloader = await withTimeout(
       create({
         modelUri: uri,
         dirPath: dir,
         fileName,
+        ...(endpoint !== undefined && { endpoints: { huggingFace: endpoint } }),
         onProgress: (status) => {
           lastProgressAt = Date.now();
           progress.update(status.downloadedSize, status.totalSize);
@@ -216,6 +256,12 @@ async function download(uri: string, dir: string, fileName: string, options: Ens
   } catch (error) {
     throw fail(errorMessage(error));
   }
+  // The size is said before the first byte, so nobody starts a 1 GB download unawares.
+  const out = options.progress === undefined ? process.stderr : options.progress;
+  const size = downloader.totalSize > 0 ? ` (${(downloader.totalSize / 1e6).toFixed(0)} MB)` : '';
+  out?.write(
+    `Downloading ${uri}${size} once into ${dir}; later runs use that copy. ${LOCAL_MODEL_ADVICE_SHORT}\n`,
+  );
   const watch = stallWatch(() => lastProgressAt, options.stallTimeoutMs ?? 60_000);
   const signal = options.signal;
   // node-llama-cpp's download may not notice the abort signal while it waits on the network: race it too.

@@ -15,6 +15,7 @@ import { budgetOf, PARENT_BUDGET } from './budget.js';
 import { streamAgent } from './loop.js';
 import { NESTED_RUNNER, type ParentRun } from './nested.js';
 import { RunPaused } from './pause-errors.js';
+import { scopedJournal } from './pause-journal.js';
 import type { AgentEvent, AgentOptions, Journal, RunResult } from './types.js';
 
 /** Longest task an agent tool takes by default, in characters. */
@@ -106,8 +107,7 @@ async function* runNested(
   const { options: p, step, call } = parent;
   const where = `step-${step}-call-${call}-${name}`;
   const parentJournal = p.journal;
-  const journal: Journal | undefined =
-    parentJournal && ((entry, effect) => parentJournal(`${where}/${entry}`, effect));
+  const journal: Journal | undefined = parentJournal && scopedJournal(parentJournal, `${where}/`);
   const signal = anySignal(agent.signal, p.signal);
   const budget = budgetOf(p);
   const nested: AgentOptions & { [PARENT_BUDGET]?: typeof budget } = {

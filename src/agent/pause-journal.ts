@@ -99,12 +99,28 @@ export class RunRecorder {
   }
 }
 
-/** The recorder behind a journal made by {@link RunRecorder}, if it is one. */
-export function recorderOf(journal: Journal | undefined): RunRecorder | undefined {
+/** What the loop needs of a recorder: a streamed effect recorded once it ends. */
+export type StreamRecorder = Pick<RunRecorder, 'streamed'>;
+
+/** The recorder behind a journal made by {@link RunRecorder} (or {@link scopedJournal} over one), if any. */
+export function recorderOf(journal: Journal | undefined): StreamRecorder | undefined {
   return journal === undefined ? undefined : recorders.get(journal);
 }
 
-const recorders = new WeakMap<Journal, RunRecorder>();
+const recorders = new WeakMap<Journal, StreamRecorder>();
+
+/**
+ * A journal that passes each effect to `parent` named `<prefix><name>` (a nested agent's effects in its
+ * parent's journal). When `parent` is a pause/resume recorder, the scoped journal is one too, so a nested
+ * run keeps streaming its model calls and its tools' full output, as the parent run does.
+ */
+export function scopedJournal(parent: Journal, prefix: string): Journal {
+  const journal: Journal = (name, effect) => parent(`${prefix}${name}`, effect);
+  const recorder = recorderOf(parent);
+  if (recorder)
+    recorders.set(journal, { streamed: (name, effect) => recorder.streamed(`${prefix}${name}`, effect) });
+  return journal;
+}
 
 /** A new recorder, registered so that {@link recorderOf} finds it from its journal. */
 export function newRecorder(

@@ -105,3 +105,72 @@ test('resumed in a new process with a rejection: nothing is written and the mode
     await server.close();
   }
 });
+
+// Through a nested agent (`agentTool` `notes_agent`): the parent asks it, it asks to write, the nested
+// approval pauses the parent. One server answers both agents, in the order of their calls.
+const DELEGATE = 'Thought: The notes agent can do it.\nAction: notes_agent[append "buy milk" to the notes]';
+const NESTED_ANSWER = 'Thought: It is added.\nAnswer: appended "buy milk"';
+const PARENT_ANSWER = 'Thought: The notes agent added it.\nAnswer: Added "buy milk" via the notes agent.';
+
+for (const mode of ['run', 'stream'] as const) {
+  test(`${mode}, nested agentTool: paused in one process, resumed in a new one into the nested run; the write ran once and no model call was repeated`, async () => {
+    const server = await startFakeOpenAI({ replies: [DELEGATE, ACTION, NESTED_ANSWER, PARENT_ANSWER] });
+    const dir = tempDir();
+    try {
+      const paused = await phase(['pause', mode, server.baseURL, dir, '--nested']);
+      assert.equal(paused.status, 'paused', paused.error);
+      assert.deepEqual(
+        paused.pending?.map((p) => [p.tool, p.input]),
+        [['append_line', 'buy milk']],
+        'the nested tool call is the parent run’s pending approval',
+      );
+      assert.equal(server.requests.length, 2, 'before the pause: one parent call, one nested call');
+      assert.match(JSON.stringify(server.requests[1]!.messages), /append \\"buy milk\\" to the notes/);
+      assert.equal(existsSync(join(dir, 'notes.txt')), false, 'nothing written before the approval');
+      assert.ok(existsSync(join(dir, 'state.json')));
+      if (mode === 'stream') {
+        assert.ok(
+          paused.types.includes('notes_agent>approval-start'),
+          'the nested approval reached the parent',
+        );
+        assert.deepEqual(paused.types.slice(-2), ['run-pause', 'run-end']);
+        assert.ok(paused.types.includes('notes_agent>model-delta'), 'the nested model call streamed');
+      }
+
+      const resumed = await phase(['resume', mode, server.baseURL, dir, '--nested']);
+      assert.equal(resumed.status, 'answered', resumed.error);
+      assert.equal(resumed.answer, 'Added "buy milk" via the notes agent.');
+      assert.equal(resumed.steps, 2);
+      assert.equal(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'buy milk\n', 'the write ran exactly once');
+      assert.equal(
+        server.requests.length,
+        4,
+        'the resumed run made two new calls (nested, then parent), none of the first two again',
+      );
+      const nestedSecond = JSON.stringify(server.requests[2]!.messages);
+      assert.match(
+        nestedSecond,
+        /appended: buy milk/,
+        'the nested call saw the approved write’s observation',
+      );
+      assert.doesNotMatch(
+        nestedSecond,
+        /The notes agent can do it/,
+        'and is the nested agent’s, not the parent’s',
+      );
+      const parentSecond = JSON.stringify(server.requests[3]!.messages);
+      assert.match(parentSecond, /appended \\"buy milk\\"/, 'the parent saw the nested agent’s answer');
+      assert.match(parentSecond, /The notes agent can do it/);
+      for (const request of server.requests) assert.equal(request.stream === true, mode === 'stream');
+      if (mode === 'stream') {
+        assert.ok(resumed.types.includes('notes_agent>approval-end'));
+        assert.ok(
+          !resumed.types.some((type) => type.endsWith('approval-start')),
+          'what was seen before the pause is not sent again',
+        );
+      }
+    } finally {
+      await server.close();
+    }
+  });
+}

@@ -5,10 +5,15 @@
  * once and names the ways to configure a model. No real network is touched.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
 import { cliEnv } from './support.js';
 
 async function closedPort(): Promise<number> {
@@ -43,4 +48,27 @@ test('the first command offline: the download of the default model fails fast an
   ])
     assert.match(stderr, way);
   assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('a clone that was not built runs the CLI from its sources (no `prepare` script builds it)', async (t) => {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(pkg.scripts.prepare, undefined, 'the published manifest has no prepare script (issue 20)');
+  // A copy of the package's layout without dist/: bin/ copied, src/ and node_modules/ linked.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const dir = tempDir('taoloop-unbuilt-');
+  await mkdir(join(dir, 'bin'));
+  await copyFile(join(root, 'bin', 'taoloop.js'), join(dir, 'bin', 'taoloop.js'));
+  await symlink(join(root, 'src'), join(dir, 'src'));
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  const { stdout, stderr, status } = spawnSync(
+    process.execPath,
+    [join(dir, 'bin', 'taoloop.js'), '--version'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  t.diagnostic(stderr);
+  assert.equal(status, 0, stderr);
+  assert.equal(stdout.trim(), pkg.version);
 });

@@ -12,9 +12,11 @@ import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import { parseModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { toolNeedsApproval } from '../tools/router.js';
+import type { SearchDocuments } from '../tools/search-tool.js';
 import type { Tool } from '../tools/types.js';
 import { readTrace, type TraceHeader } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
+import type { BrowserModelSource } from './browser-assets.js';
 import { SECURITY_HEADERS } from './guard.js';
 import { HttpError, openEventStream, readJsonObject, sendJson } from './http.js';
 import { type RunMessage, type RunOptionsMessage, RunSession } from './run-session.js';
@@ -46,6 +48,10 @@ export interface PlaygroundContext {
   /** The price of every offered model, over `prices` (see `PlaygroundOptions.price`). */
   price?: ModelPrice;
   sessions: Map<string, RunSession>;
+  /** The model the page runs itself, if any (see `PlaygroundOptions.browserModel`). */
+  browserModel?: BrowserModelSource;
+  /** The documents the in-page search tool searches. */
+  browserDocuments?: SearchDocuments;
 }
 
 /**
@@ -86,7 +92,26 @@ export function getConfig(ctx: PlaygroundContext, response: ServerResponse): voi
       needsApproval: toolNeedsApproval(tool),
     })),
     maxSteps: MAX_STEPS_RANGE,
+    ...(ctx.browserModel && { browserModel: inPageModel(ctx, ctx.browserModel) }),
   });
+}
+
+/**
+ * The in-page model as the page sees it: label, where to fetch the GGUF, and the offered tools that run in
+ * a page (read-only: the calculator, and search when there are documents to send).
+ */
+function inPageModel(ctx: PlaygroundContext, source: BrowserModelSource) {
+  const runnable = (tool: Tool) =>
+    (tool.name === 'calculator' || (tool.name === 'search' && ctx.browserDocuments !== undefined)) &&
+    (tool.effects ?? 'read') === 'read';
+  return { label: source.label, url: source.url, tools: ctx.tools.filter(runnable).map((tool) => tool.name) };
+}
+
+/** `GET /api/browser-documents`: the documents of the in-page search tool, as strings. */
+export function getBrowserDocuments(ctx: PlaygroundContext, response: ServerResponse): void {
+  if (!ctx.browserModel || !ctx.browserDocuments)
+    throw new HttpError(404, 'no documents for the in-page model');
+  sendJson(response, 200, { documents: ctx.browserDocuments });
 }
 
 /** `GET /api/runs`: past and current runs, newest first. */

@@ -62,6 +62,10 @@ export function playgroundClient(createTraceView) {
   /** A page opened on a run's address puts that run's options in the form, once both are known. */
   let fillOnLoad = RUN_HASH.test(window.location.hash);
   let configLoaded = false;
+  /** The model the page runs itself (`taoloop serve --browser-model`): its label, GGUF URL and tools. */
+  let inPage;
+  /** The model picker's value for the in-page model (never a server model spec). */
+  const IN_PAGE = 'in-page';
   const view = createTraceView(ui, {
     decide: (requestId, decision) =>
       api(`/api/runs/${encodeURIComponent(run.id)}/approvals/${encodeURIComponent(requestId)}`, decision),
@@ -99,7 +103,8 @@ export function playgroundClient(createTraceView) {
     ui.stop.hidden = !live;
     ui.runAgain.hidden = live || !run.options;
     ui.editAgain.hidden = live || !run.options;
-    ui.followUpForm.hidden = live || !run.answered || !run.options;
+    // An in-page run is not kept on the server, so there is no conversation to continue.
+    ui.followUpForm.hidden = live || !run.answered || !run.options || Boolean(run.controller);
   }
 
   /** Renders one message; `stream-end` closes the stream. */
@@ -137,6 +142,7 @@ export function playgroundClient(createTraceView) {
   /** Shows run `id` from the start: live while it runs, replayed from its trace when it has ended. */
   function openRun(id) {
     run.source?.close();
+    run.controller?.abort(new Error('another run was opened'));
     run = { id, source: undefined, options: undefined, live: false, answered: false };
     view.reset();
     showThread([]);
@@ -161,6 +167,76 @@ export function playgroundClient(createTraceView) {
     run.source = source;
   }
 
+  /**
+   * Runs the loop in this page with the in-page model (`taoloop/browser`'s `browserModel`, served by the
+   * playground with wllama's files), and renders its events with the same trace view as a server run. Only
+   * the read-only tools a page can run are offered (calculator; search over the documents the server
+   * sends), so nothing asks for approval. The run is not saved on the server and has no address.
+   */
+  async function runInPage(body, errorLine) {
+    const unsupported = body.tools.filter((name) => !inPage.tools.includes(name));
+    if (unsupported.length) {
+      errorLine.textContent = `The in-page model runs only ${inPage.tools.join(' and ') || 'no tool'}: untick ${unsupported.join(', ')}.`;
+      return;
+    }
+    run.source?.close();
+    const controller = new AbortController();
+    run = { id: '', source: undefined, options: body, live: false, answered: false, controller };
+    view.reset();
+    showThread([]);
+    ui.main.classList.add('has-run');
+    if (window.location.hash)
+      history.replaceState(null, '', `${window.location.pathname}${window.location.search}`);
+    ui.download.hidden = true;
+    ui.permalink.hidden = true;
+    ui.start.disabled = true;
+    setLive(true);
+    markCurrent();
+    focusOnEnd = true;
+    ui.traceHeading.focus();
+    setStatus('Loading the model in this page…');
+    let model;
+    try {
+      const lib = await import('/assets/browser/index.js');
+      model = await lib.browserModel({
+        model: new URL(withToken(inPage.url), window.location.href).href,
+        wasmUrl: new URL('/assets/wllama/wllama.wasm', window.location.href),
+        onProgress: ({ loadedBytes, totalBytes }) => {
+          setStatus(`Downloading the model: ${Math.round((100 * loadedBytes) / (totalBytes || 1))}%`);
+        },
+      });
+      const tools = [];
+      if (body.tools.includes('calculator')) tools.push(lib.calculator);
+      if (body.tools.includes('search')) {
+        const { documents } = await api('/api/browser-documents');
+        tools.push(await lib.createSearchTool({ documents }));
+      }
+      setStatus('Running in this page…');
+      const events = lib.streamAgent({
+        model,
+        tools,
+        question: body.question.trim(),
+        maxSteps: body.maxSteps,
+        signal: controller.signal,
+      });
+      for await (const event of events) {
+        if (run.controller !== controller) break;
+        if (event.type === 'reasoning-delta') continue;
+        if (event.type === 'run-end') run.answered = event.result.status === 'answered';
+        view.show(event);
+      }
+    } catch (error) {
+      if (run.controller === controller)
+        view.show({ type: 'run-error', error: String(error?.message ?? error) });
+    } finally {
+      await model?.dispose();
+      if (run.controller === controller) {
+        ui.start.disabled = ui.model.disabled;
+        setLive(false);
+      }
+    }
+  }
+
   /** The form's choices as a run request. */
   function formOptions() {
     const tools = [...ui.tools.querySelectorAll('input[type="checkbox"]:checked')].map((box) => box.value);
@@ -179,6 +255,7 @@ export function playgroundClient(createTraceView) {
       ui.tools.querySelector('input')?.focus();
       return;
     }
+    if (body.model === IN_PAGE) return runInPage(body, errorLine);
     ui.start.disabled = true;
     try {
       const { id } = await api('/api/runs', body);
@@ -198,6 +275,11 @@ export function playgroundClient(createTraceView) {
   }
 
   async function stopRun() {
+    if (run.live && run.controller) {
+      ui.stop.disabled = true;
+      run.controller.abort(new Error('stopped from the playground'));
+      return;
+    }
     if (!run.live || !run.id) return;
     ui.stop.disabled = true;
     try {
@@ -277,7 +359,14 @@ export function playgroundClient(createTraceView) {
         return option;
       }),
     );
-    if (!config.models.length) {
+    inPage = config.browserModel;
+    if (inPage) {
+      const option = el('option', undefined, inPage.label);
+      option.value = IN_PAGE;
+      option.title = 'The model runs in this page (WebAssembly), with the calculator and search.';
+      ui.model.append(option);
+    }
+    if (!config.models.length && !inPage) {
       ui.model.append(el('option', undefined, 'No model configured'));
       ui.model.disabled = true;
       ui.start.disabled = true;

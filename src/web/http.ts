@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { SECURITY_HEADERS } from './guard.js';
 
 /** A request the client got wrong; answered with `status` and `{ error: message }`. */
@@ -20,14 +21,31 @@ export class HttpError extends Error {
 /** Largest request body accepted, in bytes. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** Sends `body` with the security headers and `contentType`. */
-export function send(response: ServerResponse, status: number, contentType: string, body: string): void {
+/** Sends `body` with the security headers (`headers` over them) and `contentType`. */
+export function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: OutgoingHttpHeaders = {},
+): void {
   response.writeHead(status, {
     ...SECURITY_HEADERS,
+    ...headers,
     'content-type': contentType,
     'content-length': Buffer.byteLength(body),
   });
   response.end(body);
+}
+
+/** Sends the file at `file` (a path the server chose, never one from the request) as `contentType`. */
+export function sendFile(response: ServerResponse, file: string, contentType: string): void {
+  response.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': contentType,
+    'content-length': statSync(file).size,
+  });
+  createReadStream(file).pipe(response);
 }
 
 /** Sends `value` as JSON. */

@@ -16,10 +16,12 @@ import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import { defaultModelSpec, describeModelSetup } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { resolveModelSpec } from '../node/resolve-model.js';
+import type { SearchDocuments } from '../tools/search-tool.js';
 import type { Tool } from '../tools/types.js';
 import { runsFolder } from '../trace/runs.js';
 import { errorMessage } from '../util/own.js';
 import {
+  getBrowserDocuments,
   getConfig,
   getEvents,
   getRuns,
@@ -29,8 +31,23 @@ import {
   postRun,
   postStop,
 } from './api.js';
-import { type BoundAddress, isLoopbackHost, newAccessToken, requestProblem, tokenProblem } from './guard.js';
-import { HttpError, send, sendError } from './http.js';
+import {
+  assetFile,
+  BROWSER_MODEL_PATH,
+  browserModelSource,
+  IMPORT_MAP,
+  IMPORT_MAP_HASH,
+  isAssetPath,
+} from './browser-assets.js';
+import {
+  type BoundAddress,
+  CONTENT_SECURITY_POLICY,
+  isLoopbackHost,
+  newAccessToken,
+  requestProblem,
+  tokenProblem,
+} from './guard.js';
+import { HttpError, send, sendError, sendFile } from './http.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_SCRIPT } from './page.js';
 
 /** Options for {@link startPlayground}. */
@@ -81,6 +98,18 @@ export interface PlaygroundOptions {
    * @default a random token on a non-loopback host; none on loopback
    */
   token?: string;
+  /**
+   * A GGUF model the page runs itself (`taoloop serve --browser-model`): a local `.gguf` file (served to
+   * the page, behind the token) or an `http(s)://` URL the page fetches (it must allow the page's origin).
+   * The model list gets `<file name> · runs in this page`; choosing it runs the loop in the page with
+   * `taoloop/browser`'s `browserModel` (llama.cpp in WebAssembly through @wllama/wllama, which must be
+   * installed, and the package built), with the offered tools that run in a page: the calculator, and the
+   * search tool over `browserDocuments`. Such runs are not written to the runs folder.
+   * @default none: every model runs on the server
+   */
+  browserModel?: string;
+  /** The documents the in-page search tool searches (sent to the page as strings). @default none: no in-page search */
+  browserDocuments?: SearchDocuments;
 }
 
 /** A running playground. */
@@ -155,6 +184,8 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
     ...(options.price && { price: options.price }),
     ...(options.modelRetryDelaysMs && { retryDelaysMs: options.modelRetryDelaysMs }),
     sessions: new Map(),
+    ...(options.browserModel !== undefined && { browserModel: browserModelSource(options.browserModel) }),
+    ...(options.browserDocuments && { browserDocuments: options.browserDocuments }),
   };
 }
 
@@ -174,17 +205,24 @@ async function handle(
   const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
   // The page itself holds no data and no secret: it is served without the token; everything else needs it.
   const missingToken =
-    token === undefined || (method === 'GET' && PAGE_PATHS.has(path))
+    token === undefined || (method === 'GET' && (PAGE_PATHS.has(path) || isAssetPath(path)))
       ? undefined
       : tokenProblem(request, token);
   if (missingToken) return refuse(request, response, 401, `refused: ${missingToken}.`);
   if (method === 'GET') {
-    if (path === '/') return send(response, 200, 'text/html; charset=utf-8', PAGE_HTML);
+    if (path === '/') return sendPage(ctx, response);
+    if (ctx.browserModel) {
+      const asset = assetFile(path);
+      if (asset) return sendFile(response, asset.file, asset.type);
+      if (path === BROWSER_MODEL_PATH && ctx.browserModel.file)
+        return sendFile(response, ctx.browserModel.file, 'application/octet-stream');
+    }
     if (path === '/app.js') return send(response, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/app.css') return send(response, 200, 'text/css; charset=utf-8', PAGE_CSS);
     if (path === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
     if (path === '/api/config') return getConfig(ctx, response);
     if (path === '/api/runs') return getRuns(ctx, response);
+    if (path === '/api/browser-documents') return getBrowserDocuments(ctx, response);
   }
   if (method === 'POST' && path === '/api/runs') return postRun(ctx, request, response);
   const run = /^\/api\/runs\/([^/]+)\/(events|trace\.jsonl|stop|approvals\/([^/]+))$/.exec(path);
@@ -198,6 +236,27 @@ async function handle(
       return postApproval(ctx, id, decodeURIComponent(requestId), request, response);
   }
   throw new HttpError(404, `no such endpoint: ${method} ${path}`);
+}
+
+/**
+ * `GET /`: the page. With an in-page model, the page also carries the import map for `taoloop/browser`
+ * (allowed by its hash), and may compile WebAssembly and start workers from `blob:` URLs (wllama's).
+ */
+function sendPage(ctx: PlaygroundContext, response: ServerResponse): void {
+  if (!ctx.browserModel) {
+    send(response, 200, 'text/html; charset=utf-8', PAGE_HTML);
+    return;
+  }
+  const connect = ctx.browserModel.connectOrigin ? ` ${ctx.browserModel.connectOrigin}` : '';
+  const policy = CONTENT_SECURITY_POLICY.replace(
+    "script-src 'self'",
+    `script-src 'self' 'wasm-unsafe-eval' ${IMPORT_MAP_HASH}; worker-src 'self' blob:`,
+  ).replace("connect-src 'self'", `connect-src 'self'${connect}`);
+  const html = PAGE_HTML.replace(
+    '<script type="module"',
+    `<script type="importmap">${IMPORT_MAP}</script>\n<script type="module"`,
+  );
+  send(response, 200, 'text/html; charset=utf-8', html, { 'content-security-policy': policy });
 }
 
 /** Answers `status` with `message` once the request's body (unread, dropped) has arrived. */

@@ -21,6 +21,7 @@ interface ServeCommandOptions {
   wikiCorpus?: string;
   runsDir?: string;
   price?: ModelPrice;
+  browserModel?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -57,6 +58,10 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
       'tools the page offers (default: calculator, plus search when --docs is given)',
     )
     .option('-d, --docs <dir>', 'folder of .md/.txt/.json/.jsonl documents for the search tool')
+    .option(
+      '--browser-model <gguf>',
+      'a GGUF file or http(s) URL the page runs itself (llama.cpp in WebAssembly), with the calculator and search over --docs',
+    )
     .option('--root <dir>', 'folder that read_file and run_tests work in')
     .option('--wiki-corpus <file>', 'JSONL of {title, text} pages for the wikipedia tool')
     .option('--runs-dir <dir>', 'where run traces are written and read back (default: the runs folder)')
@@ -89,6 +94,12 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       ...(options.host !== undefined && { host: options.host }),
       ...(options.runsDir !== undefined && { runsDir: options.runsDir }),
       ...(options.price !== undefined && { price: options.price }),
+      ...(options.browserModel !== undefined && { browserModel: options.browserModel }),
+      ...(options.browserModel !== undefined &&
+        options.docs !== undefined &&
+        tools.some((tool) => tool.name === 'search') && {
+          browserDocuments: await (await import('../../tools/search.js')).readDocuments(options.docs),
+        }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -16,14 +16,16 @@ const FLAGS: readonly [option: string, flag: string][] = [
 
 /**
  * `message` with each library option name replaced by its flag; `(modelTimeoutMs: 2000 ms)` becomes
- * `(--model-timeout 2s)`.
+ * `(--model-timeout 2s)`. A quoted name (`"maxSteps"`) is a config file's key and stays as it is.
  */
 export function inFlagNames(message: string): string {
   let text = message.replace(/\b([a-zA-Z]+Ms): (\d+) ms\b/g, (whole, option: string, ms: string) => {
     const flag = FLAGS.find(([name]) => name === option)?.[1];
     return flag ? `${flag} ${seconds(Number(ms))}` : whole;
   });
-  for (const [option, flag] of FLAGS) text = text.replace(new RegExp(`\\b${option}\\b`, 'g'), flag);
+  // A quoted name is a key of the config file (`"maxSteps": expected ...`), which keeps its name there.
+  for (const [option, flag] of FLAGS)
+    text = text.replace(new RegExp(`(?<!")\\b${option}\\b(?!")`, 'g'), flag);
   return text;
 }
 

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
+import { stripVTControlCharacters } from 'node:util';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { consumeRun } from '../../src/cli/commands/run.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
@@ -57,7 +58,10 @@ interface Printed {
   whole: string;
 }
 
-/** Streams `chunks` through a LiveTurn (colours are off: stdout is not a terminal under the test runner). */
+/**
+ * Streams `chunks` through a LiveTurn. Compared as the screen shows it: without colour codes, which
+ * picocolors turns on under `CI` even when stdout is not a terminal (a streamed turn is styled chunk by chunk).
+ */
 function stream(
   chunks: readonly string[],
   options: { labels?: LabelSet; tools?: readonly string[]; reasoning?: string[]; native?: boolean } = {},
@@ -91,8 +95,10 @@ function stream(
   const parts = turnParts(read.turn, text, reasoning || undefined, l);
   live.finish(parts);
   const whole = parts.map((part) => `${part.style(part.text)}\n`).join('');
-  return { out, after, whole };
+  return { out: plain(out), after: after.map(plain), whole: plain(whole) };
 }
+
+const plain = (text: string) => stripVTControlCharacters(text);
 
 const characters = (text: string) => [...text];
 
@@ -227,9 +233,9 @@ test('native tool calling: only the reasoning streams, the text waits for the co
   });
   live.reasoning('Think first.');
   live.text('Paris');
-  assert.equal(out, 'Think first.');
+  assert.equal(plain(out), 'Think first.');
   live.finish(turnParts({ type: 'answer', text: 'Paris' }, 'Paris', 'Think first.', l));
-  assert.equal(out, 'Think first.\nAnswer: Paris\n');
+  assert.equal(plain(out), 'Think first.\nAnswer: Paris\n');
 });
 
 test('the spinner turns until the streamed turn shows on screen, not only until the first token', async () => {
@@ -262,7 +268,7 @@ test('the spinner turns until the streamed turn shows on screen, not only until 
       yield { type: 'model-start', step: 1 };
       for (const chunk of native ? ['Par', 'is'] : ['Th', 'ought: ch', 'eck\nAnswer: Paris']) {
         yield { type: 'model-delta', step: 1, text: chunk };
-        log.push(`${JSON.stringify(chunk)} turning=${turning} printed=${JSON.stringify(printed)}`);
+        log.push(`${JSON.stringify(chunk)} turning=${turning} printed=${JSON.stringify(plain(printed))}`);
       }
       const usage = {};
       yield {

@@ -91,7 +91,9 @@ test('chat at a terminal: a follow-up carries the first turn, Ctrl-C stops an an
   assert.deepEqual(sent(server.requests.at(-1)), ['Question: Fresh?'], 'a new conversation has no history');
 
   pty.type('/exit\r');
-  assert.equal(await pty.exited, 0, pty.output());
+  const code = await pty.exited;
+  // On failure, the end of the screen first: it holds what went wrong.
+  assert.equal(code, 0, `chat exited ${code}; the screen ends with:\n${pty.output().slice(-2000)}`);
   assert.equal(prompts(), 7);
   assert.match(plain(pty.output()), new RegExp(`taoloop run --continue ${newId}`));
 

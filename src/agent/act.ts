@@ -25,6 +25,9 @@ import type {
  * Runs the action of step `step` (its `call`-th tool call, from 1), yielding approval and tool events, and
  * returns the observation. Refusals, rejections and tool failures are observations; it throws only when the
  * run pauses for approval (`RunPaused`) or its journal refuses an effect.
+ *
+ * @param decided the decision on this call when it was already asked ({@link askApproval}, as native mode
+ * does for a step's calls with `pauseForApproval`); else a call that needs approval asks now.
  */
 export async function* act(
   turn: ActionTurn,
@@ -32,28 +35,12 @@ export async function* act(
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
   call = 1,
+  decided?: ApprovalDecision,
 ): AsyncGenerator<AgentEvent, StepObservation> {
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
-  if (
-    prepared.ok &&
-    prepared.needsApproval &&
-    !isAllowedWithoutAsking(prepared.tool.name, options.allowTools)
-  ) {
-    const request: ApprovalRequest = {
-      id: approvalId(options.runId ?? '', step, call),
-      step,
-      tool: prepared.tool.name,
-      input: prepared.rawInput,
-      effects: prepared.tool.effects ?? 'read',
-      ...(options.signal && { signal: options.signal }),
-    };
-    yield { type: 'approval-start', step, request };
-    // Read again after the journal: a recorded decision is data, and only an exact approval runs the tool.
-    approval = toApprovalDecision(
-      await journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
-    );
-    yield { type: 'approval-end', step, request, decision: approval };
+  if (prepared.ok && needsAsking(prepared, options)) {
+    approval = decided ?? (yield* askApproval(prepared, step, call, options));
     if (approval.type === 'reject') {
       const why = approval.reason ? ` (${approval.reason})` : '';
       return {
@@ -66,7 +53,8 @@ export async function* act(
     if (approval.type === 'edit') prepared = router.prepare(prepared.tool.name, approval.input);
   }
   const input = prepared.ok ? prepared.rawInput : turn.input;
-  yield { type: 'tool-start', step, tool: turn.tool, input };
+  const where = call > 1 ? { step, call } : { step };
+  yield { type: 'tool-start', ...where, tool: turn.tool, input };
   // A nested agent (`agentTool`) runs here, its events passed on; its own effects are journaled one by one.
   const nested = prepared.ok ? nestedRunnerOf(prepared.tool) : undefined;
   const outcome = !prepared.ok
@@ -77,7 +65,7 @@ export async function* act(
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
     type: 'tool-end',
-    step,
+    ...where,
     tool: turn.tool,
     input,
     ok: outcome.ok,
@@ -93,6 +81,42 @@ export async function* act(
   if (outcome.fullOutput !== undefined) observation.fullText = outcome.fullOutput;
   if (approval) observation.approval = approval;
   return observation;
+}
+
+/** True when a valid call needs a person's approval (side effects, not allowed by `allowTools`). */
+export function needsAsking(prepared: PreparedCall, options: AgentOptions): boolean {
+  return prepared.needsApproval && !isAllowedWithoutAsking(prepared.tool.name, options.allowTools);
+}
+
+/**
+ * Asks for approval of step `step`'s `call`-th tool call (through the journal, as `step-<n>-approval`),
+ * between an `approval-start` and an `approval-end` event, and returns the decision. Only an exact approval
+ * runs the tool: a recorded decision is data, read again like an approver's answer.
+ *
+ * @throws {RunPaused} when the run pauses for this request instead (after `approval-start`, with no
+ * `approval-end`).
+ */
+export async function* askApproval(
+  prepared: PreparedCall,
+  step: number,
+  call: number,
+  options: AgentOptions,
+): AsyncGenerator<AgentEvent, ApprovalDecision> {
+  const request: ApprovalRequest = {
+    id: approvalId(options.runId ?? '', step, call),
+    step,
+    tool: prepared.tool.name,
+    input: prepared.rawInput,
+    effects: prepared.tool.effects ?? 'read',
+    ...(options.signal && { signal: options.signal }),
+  };
+  const where = call > 1 ? { step, call } : { step };
+  yield { type: 'approval-start', ...where, request };
+  const decision = toApprovalDecision(
+    await journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
+  );
+  yield { type: 'approval-end', ...where, request, decision };
+  return decision;
 }
 
 /**

@@ -123,11 +123,12 @@ async function* runNested(
   const started = performance.now();
   const run = streamAgent(nested);
   let next = await run.next();
+  const at = call > 1 ? { step, call } : { step };
   while (!next.done) {
     const event = next.value;
     yield event.type === 'agent-event'
-      ? { ...event, step, path: [name, ...event.path] }
-      : { type: 'agent-event', step, path: [name], event };
+      ? { type: 'agent-event', ...at, path: [name, ...event.path], event: event.event }
+      : { type: 'agent-event', ...at, path: [name], event };
     next = await run.next();
   }
   const result = next.value;

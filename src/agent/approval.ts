@@ -129,3 +129,16 @@ export function isAllowedWithoutAsking(tool: string, allowTools: unknown): boole
   if (allowTools === 'all') return true;
   return Array.isArray(allowTools) && allowTools.some((name) => name === tool);
 }
+
+/**
+ * Marks the approver of a run with `pauseForApproval` (every request pauses the run, `pause.ts`), which a
+ * nested agent gets too: native mode then asks for all of a step's approvals before any of its calls runs,
+ * so the run pauses once, with every request of the step (`native-calls.ts`).
+ */
+export const PAUSES_EVERY_REQUEST: unique symbol = Symbol('taoloop.pausesEveryRequest');
+
+/** True for an approver marked {@link PAUSES_EVERY_REQUEST}. */
+export function pausesEveryRequest(approve: unknown): boolean {
+  if (typeof approve !== 'function') return false;
+  return (approve as { [PAUSES_EVERY_REQUEST]?: unknown })[PAUSES_EVERY_REQUEST] === true;
+}

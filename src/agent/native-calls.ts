@@ -4,7 +4,8 @@
  * (at most `toolConcurrency` at a time), and each tool with side effects runs alone, after its own approval
  * (`act`). With `parallelToolCalls: false` the first call runs and each other one is answered that it was not
  * run. Every call that ran gets the same notes a single action gets: how to answer instead of calling an
- * unknown tool, and that it repeats an earlier call with the same result.
+ * unknown tool, and that it repeats an earlier call with the same result. With `pauseForApproval`, a step's
+ * approvals are asked together before any of its calls runs, so the run pauses once per step.
  *
  * @module
  */
@@ -14,13 +15,21 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
-import { act, journalTool } from './act.js';
-import { isAllowedWithoutAsking } from './approval.js';
+import { act, askApproval, journalTool, needsAsking } from './act.js';
+import { pausesEveryRequest } from './approval.js';
 import { textInput } from './native.js';
 import { nestedRunnerOf } from './nested.js';
+import { RunPaused } from './pause-errors.js';
 import type { RepeatTracker } from './repeats.js';
 import { unknownToolHint } from './turns.js';
-import type { AgentEvent, AgentOptions, StepCall, StepObservation } from './types.js';
+import type {
+  AgentEvent,
+  AgentOptions,
+  ApprovalDecision,
+  PendingApprovalRequest,
+  StepCall,
+  StepObservation,
+} from './types.js';
 
 /** Default for {@link AgentOptions.toolConcurrency}. */
 export const DEFAULT_TOOL_CONCURRENCY = 4;
@@ -90,6 +99,13 @@ export function callAction(call: ModelToolCall, tools: readonly Tool[]): ActionT
 /**
  * Runs every call of a step and returns each with its observation, in the order of `calls`. Yields the
  * approval and tool events of each call (`tool-start` / `tool-end` for each, so the trace shows every call).
+ *
+ * Approvals: with `approve` alone, each call that needs one is asked just before it runs, one at a time, in
+ * order. With `pauseForApproval`, every call of the step that needs one is asked first
+ * ({@link approveTogether}), so the run pauses once with all of the step's requests, and a resumed run
+ * takes all their decisions before any call runs.
+ *
+ * @throws {RunPaused} when the run pauses for approval.
  */
 export async function* actAll(
   calls: readonly ModelToolCall[],
@@ -97,8 +113,11 @@ export async function* actAll(
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
 ): AsyncGenerator<AgentEvent, StepCall[]> {
+  const decided = pausesEveryRequest(options.approve)
+    ? yield* approveTogether(calls, step, router, options)
+    : new Map<number, ApprovalDecision>();
   const results: StepCall[] = [];
-  let reads: { call: ModelToolCall; turn: ActionTurn }[] = [];
+  let reads: ReadCall[] = [];
   const flushReads = async function* (): AsyncGenerator<AgentEvent, void> {
     if (reads.length) results.push(...(yield* runReads(reads, step, router, options)));
     reads = [];
@@ -106,15 +125,45 @@ export async function* actAll(
   for (const [i, call] of calls.entries()) {
     const turn = callAction(call, options.tools);
     if (runsWithoutAsking(turn, router, options)) {
-      reads.push({ call, turn });
+      reads.push({ call, turn, index: i + 1 });
       continue;
     }
     yield* flushReads();
-    const observation = yield* act(turn, step, router, options, i + 1);
+    const observation = yield* act(turn, step, router, options, i + 1, decided.get(i + 1));
     results.push({ toolCall: call, tool: turn.tool, input: turn.input, observation });
   }
   yield* flushReads();
   return results;
+}
+
+/**
+ * Asks for the approval of every call of the step that needs one, in order, before any runs. A request
+ * that pauses the run does not stop the asking: the run pauses after the last one, with all of them.
+ *
+ * @returns the decisions, by call number (from 1).
+ * @throws {RunPaused} with every request that paused the run.
+ */
+async function* approveTogether(
+  calls: readonly ModelToolCall[],
+  step: number,
+  router: ToolRouter,
+  options: AgentOptions,
+): AsyncGenerator<AgentEvent, Map<number, ApprovalDecision>> {
+  const decisions = new Map<number, ApprovalDecision>();
+  const paused: PendingApprovalRequest[] = [];
+  for (const [i, call] of calls.entries()) {
+    const { tool, input } = callAction(call, options.tools);
+    const prepared = router.prepare(tool, input);
+    if (!prepared.ok || !needsAsking(prepared, options)) continue;
+    try {
+      decisions.set(i + 1, yield* askApproval(prepared, step, i + 1, options));
+    } catch (error) {
+      if (!(error instanceof RunPaused)) throw error;
+      paused.push(...error.pending);
+    }
+  }
+  if (paused.length > 0) throw new RunPaused(paused);
+  return decisions;
 }
 
 /** A read tool (or an unknown one, answered at once) that needs no approval. */
@@ -123,17 +172,26 @@ function runsWithoutAsking(turn: ActionTurn, router: ToolRouter, options: AgentO
   if (!prepared.ok) return true;
   // A nested agent runs through `act`, which passes its events on.
   if ((prepared.tool.effects ?? 'read') !== 'read' || nestedRunnerOf(prepared.tool)) return false;
-  return !prepared.needsApproval || isAllowedWithoutAsking(prepared.tool.name, options.allowTools);
+  return !needsAsking(prepared, options);
 }
 
 /** Runs read calls together, at most `toolConcurrency` at a time; events come in call order. */
+/** A read call of a step, and its number in the step (from 1). */
+interface ReadCall {
+  call: ModelToolCall;
+  turn: ActionTurn;
+  index: number;
+}
+
 async function* runReads(
-  reads: readonly { call: ModelToolCall; turn: ActionTurn }[],
+  reads: readonly ReadCall[],
   step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
 ): AsyncGenerator<AgentEvent, StepCall[]> {
-  for (const { turn } of reads) yield { type: 'tool-start', step, tool: turn.tool, input: turn.input };
+  const at = (index: number) => (index > 1 ? { step, call: index } : { step });
+  for (const { turn, index } of reads)
+    yield { type: 'tool-start', ...at(index), tool: turn.tool, input: turn.input };
   const limit = Math.max(1, options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
   const outcomes: StepObservation[] = new Array(reads.length);
   let next = 0;
@@ -143,11 +201,11 @@ async function* runReads(
   };
   await Promise.all(Array.from({ length: Math.min(limit, reads.length) }, worker));
   const results: StepCall[] = [];
-  for (const [i, { call, turn }] of reads.entries()) {
+  for (const [i, { call, turn, index }] of reads.entries()) {
     const observation = outcomes[i]!;
     yield {
       type: 'tool-end',
-      step,
+      ...at(index),
       tool: turn.tool,
       input: turn.input,
       ok: observation.ok,

@@ -92,13 +92,23 @@ function checkShape(value: Record<string, unknown>): RunState {
 
 /**
  * A recorded approval that lets a tool run is followed by that tool call: a state cannot hold an approval
- * whose tool call has not happened, which a resume would run without anyone deciding again.
+ * whose tool call has not happened, which a resume would run without anyone deciding again. A native step's
+ * approvals asked together (`pauseForApproval`) come before its tool calls, so each approval counts the
+ * approvals of its step that follow it: that many of the step's tool calls must follow too (unless the run
+ * paused inside a nested agent of that step, before the step's remaining calls ran).
  */
 function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string) => RunStateError): void {
+  const approvalStep = (entry: RunJournalEntry) => /^step-(\d+)-approval$/.exec(entry.name)?.[1];
   journal.forEach((entry, i) => {
-    const step = /^step-(\d+)-approval$/.exec(entry.name)?.[1];
+    const step = approvalStep(entry);
     if (step === undefined || !isRecord(entry.value) || entry.value.type === 'reject') return;
-    if (journal[i + 1]?.name !== `step-${step}-tool`)
+    const rest = journal.slice(i + 1);
+    const approvals = rest.filter(
+      (e) => approvalStep(e) === step && isRecord(e.value) && e.value.type !== 'reject',
+    ).length;
+    const tools = rest.filter((e) => e.name === `step-${step}-tool`).length;
+    const nested = rest.some((e) => e.name.startsWith(`step-${step}-call-`));
+    if (tools <= approvals && !nested)
       throw bad(`the approval ${entry.name} is not followed by its tool call`);
   });
 }

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { toApprovalDecision } from './approval.js';
+import { PAUSES_EVERY_REQUEST, toApprovalDecision } from './approval.js';
 import { conversationAfter } from './conversation.js';
 import { newRunId } from './durable.js';
 import { AgentConfigError } from './errors.js';
@@ -127,12 +127,15 @@ function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
 }
 
 /**
- * Decides approvals of a run that may pause: the pending request of a resumed run gets its decision; else
+ * Decides approvals of a run that may pause: the pending requests of a resumed run get their decisions; else
  * `pauseForApproval` pauses, and `approve` is asked (its `{ type: 'pause' }` pauses). Pausing throws
  * {@link RunPaused}, which ends the run `paused`; whatever else comes back is read by the loop, failing closed.
+ * With `pauseForApproval` (or on resume without `approve`) the approver is marked
+ * {@link PAUSES_EVERY_REQUEST}: a native step's approvals are then asked together, so the run pauses once
+ * per step; `approve` is asked one request at a time, each call running before the next is asked.
  */
 function pausingApprover(options: AgentOptions, resume: Resume | undefined): ApproveFn {
-  return async (request) => {
+  const approver: ApproveFn & { [PAUSES_EVERY_REQUEST]?: true } = async (request) => {
     const pending = pendingOf(request);
     if (resume?.waiting) return resume.decide(pending);
     if (options.pauseForApproval === true) throw new RunPaused([pending]);
@@ -142,6 +145,10 @@ function pausingApprover(options: AgentOptions, resume: Resume | undefined): App
     if (isPauseAnswer(answer)) throw new RunPaused([pending]);
     return answer as ApprovalDecision;
   };
+  // A resumed run without `approve` can only have paused with `pauseForApproval` (and asks no one later).
+  if (options.pauseForApproval === true || (resume !== undefined && options.approve === undefined))
+    approver[PAUSES_EVERY_REQUEST] = true;
+  return approver;
 }
 
 /** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */

@@ -534,12 +534,23 @@ export type AgentEvent =
       reasoning?: string;
     }
   | { type: 'invented-observation'; step: number; droppedText: string }
-  | { type: 'approval-start'; step: number; request: ApprovalRequest }
-  | { type: 'approval-end'; step: number; request: ApprovalRequest; decision: ApprovalDecision }
-  | { type: 'tool-start'; step: number; tool: string; input: string }
+  /**
+   * A tool call waits for a decision. `call` (on these four events) is which of the step's tool calls it
+   * is, from 1, when it is not the first (native mode's several calls in one step); absent for the first.
+   */
+  | { type: 'approval-start'; step: number; call?: number; request: ApprovalRequest }
+  | {
+      type: 'approval-end';
+      step: number;
+      call?: number;
+      request: ApprovalRequest;
+      decision: ApprovalDecision;
+    }
+  | { type: 'tool-start'; step: number; call?: number; tool: string; input: string }
   | {
       type: 'tool-end';
       step: number;
+      call?: number;
       tool: string;
       input: string;
       observation: string;
@@ -566,9 +577,10 @@ export type AgentEvent =
   | { type: 'hook-error'; step: number; hook: 'onStepEnd'; error: string }
   /**
    * An event of a nested agent's run (`agentTool`), passed on as it happens: `path` names the agent tools
-   * it comes from, outermost first; `step` is this run's step whose tool call runs the nested agent.
+   * it comes from, outermost first; `step` is this run's step whose tool call runs the nested agent, and
+   * `call` that tool call, from 1, when it is not the step's first (absent for the first).
    */
-  | { type: 'agent-event'; step: number; path: string[]; event: AgentEvent }
+  | { type: 'agent-event'; step: number; call?: number; path: string[]; event: AgentEvent }
   | { type: 'run-end'; result: RunResult };
 
 /**

@@ -80,11 +80,14 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  * carries that message back, and this resumes the run from its state ({@link streamResumedAgent}): the
  * answer is streamed into the same assistant message, nothing that already ran runs again, and no server
  * store is needed between the two requests. Only `approved: true` approves; a denial's `reason` reaches the
- * model.
+ * model. A nested agent's (`agentTool`) approval is asked and resumed the same way (its tool part is the
+ * nested tool's), and a native step's several approvals come in one response, one tool part each: the
+ * resume needs a response for each.
  *
  * A body that is not JSON with a `messages` array of text UI messages gets a `400` response with
  * `{ error }` saying what is wrong; the agent does not run. So does a resume whose state is not signed
- * with `secret` (or was changed), or whose approval responses do not match the requests it waits for.
+ * with `secret` (or was changed), or whose approval responses do not match the requests it waits for (one
+ * for another request, or none for one of them).
  *
  * @throws {AgentConfigError} for `pauseForApproval` without a `secret`: the state goes through the browser.
  *

@@ -39,8 +39,9 @@ export type TaoloopDataParts = {
   'model-fallback': { step: number; fromModelId: string; toModelId: string; error: string };
   /**
    * The run paused for approvals (`pauseForApproval`): the requests (each also a tool part in state
-   * `approval-requested`, with the request id as its approval id) and the run's `state`, which
-   * `createAgentUIStreamResponse` resumes from when `useChat` sends the approval responses back.
+   * `approval-requested`, with the request id as its approval id, a nested agent's too) and the run's
+   * `state`, which `createAgentUIStreamResponse` resumes from when `useChat` sends the approval responses
+   * back.
    */
   'run-pause': { pending: PendingApprovalRequest[]; state: RunState };
   /** An observer (`onStepEnd`) threw; the run went on. */
@@ -93,15 +94,17 @@ export interface ToUIMessageStreamOptions {
  * - each action as a tool call: `tool-input-available`, then `tool-output-available` with the
  *   observation as output, or `tool-output-error` when the call failed or was refused; an action that
  *   needs approval adds `tool-approval-request` first (its approval id is the request's id), and a
- *   rejected one ends with `tool-output-denied`,
+ *   rejected one ends with `tool-output-denied`; a nested agent's (`agentTool`) approval is shown the same
+ *   way, as a part of its own (see {@link nestedChunks}), so `useChat` asks for it too,
  * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
  * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
  *   `data-run-pause` (a paused run's requests and state) and `data-stop` parts (see
  *   {@link TaoloopDataParts}),
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
  *
- * Tool parts are static (`tool-<name>`), with call ids `step-<n>`. Text arrives whole per model turn, not
- * token by token. Cancelling the stream (the browser went away) closes the run, which cancels the model
+ * Tool parts are static (`tool-<name>`), with call ids `step-<n>` (`step-<n>-call-<k>` for the `k`-th of a
+ * native step's several calls; a nested approval's part: the request id). Text arrives whole per model turn,
+ * not token by token. Cancelling the stream (the browser went away) closes the run, which cancels the model
  * call in flight. A run that throws (a caller mistake such as an invalid tool list) ends the stream with
  * an `error` chunk carrying the message.
  *
@@ -116,7 +119,11 @@ export function toUIMessageStream(
   options: ToUIMessageStreamOptions = {},
 ): ReadableStream<TaoloopUIMessageChunk> {
   const iterator = events[Symbol.asyncIterator]();
-  const state: MapState = { open: new Set(), schemaTools: schemaToolNames(options.tools) };
+  const state: MapState = {
+    open: new Set(),
+    schemaTools: schemaToolNames(options.tools),
+    nestedCalls: new Map(),
+  };
   let started = false;
   return new ReadableStream<TaoloopUIMessageChunk>({
     async pull(controller) {
@@ -157,15 +164,22 @@ interface MapState {
   /** Tool call ids whose input was sent and whose output was not yet. */
   open: Set<string>;
   schemaTools: Set<string>;
+  /** A nested agent's approved calls still waiting for their output: {@link nestedCallKey} → tool call id. */
+  nestedCalls: Map<string, string>;
+  /** The nested agent's step whose approvals the message's last step shows (see {@link nestedChunks}). */
+  nestedStep?: string;
 }
 
 function schemaToolNames(tools: readonly Tool[] | undefined): Set<string> {
   return new Set((tools ?? []).filter((t) => t.inputJsonSchema !== undefined).map((t) => t.name));
 }
 
-/** The call id of step `n`'s action. */
-export function toolCallId(step: number): string {
-  return `step-${step}`;
+/**
+ * The call id of step `n`'s action: `step-<n>`, and `step-<n>-call-<k>` for the step's `k`-th tool call
+ * when a native step made several (`k` from 2).
+ */
+export function toolCallId(step: number, call = 1): string {
+  return call > 1 ? `step-${step}-call-${call}` : `step-${step}`;
 }
 
 /** The chunks for one event (often none). */
@@ -201,27 +215,30 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [{ type: 'data-hook-error', data }];
     }
     case 'hook-model-end':
-    case 'agent-event':
       return [];
+    case 'agent-event':
+      return nestedChunks(event, state);
     case 'approval-start': {
-      const id = toolCallId(event.step);
+      const id = toolCallId(event.step, event.call);
       return [
-        ...openCall(state, event.step, event.request.tool, event.request.input),
+        ...openCall(state, id, event.request.tool, event.request.input),
         { type: 'tool-approval-request', approvalId: event.request.id, toolCallId: id },
       ];
     }
-    case 'approval-end':
+    case 'approval-end': {
+      const id = toolCallId(event.step, event.call);
       if (event.decision.type !== 'reject') {
         // A resumed run starts here: the client has the call's input from before the pause.
-        state.open.add(toolCallId(event.step));
+        state.open.add(id);
         return [];
       }
-      state.open.delete(toolCallId(event.step));
-      return [{ type: 'tool-output-denied', toolCallId: toolCallId(event.step) }, { type: 'finish-step' }];
+      state.open.delete(id);
+      return [{ type: 'tool-output-denied', toolCallId: id }, { type: 'finish-step' }];
+    }
     case 'tool-start':
-      return openCall(state, event.step, event.tool, event.input);
+      return openCall(state, toolCallId(event.step, event.call), event.tool, event.input);
     case 'tool-end': {
-      const id = toolCallId(event.step);
+      const id = toolCallId(event.step, event.call);
       state.open.delete(id);
       const output: TaoloopUIMessageChunk = event.ok
         ? { type: 'tool-output-available', toolCallId: id, output: event.observation }
@@ -256,9 +273,76 @@ function answerChunks(step: Step): TaoloopUIMessageChunk[] {
   return chunks;
 }
 
-/** `tool-input-available` the first time a step's call is seen. */
-function openCall(state: MapState, step: number, tool: string, input: string): TaoloopUIMessageChunk[] {
-  const id = toolCallId(step);
+/**
+ * A nested agent's (`agentTool`) approvals, shown as a top-level one is: a tool part of the nested tool
+ * (`tool-<name>`, its tool call id and approval id both the request's id), `tool-input-available` then the
+ * AI SDK's `tool-approval-request`, so `useChat` asks for it; `tool-output-denied` for a rejection; the
+ * nested call's output (`tool-output-available` / `tool-output-error`) once it ran. Each nested step that
+ * asks starts a step of the message (`start-step`): the agent tool's own call, still waiting for its
+ * output, is then in an earlier step, and `lastAssistantMessageIsCompleteWithApprovalResponses` sends the
+ * responses once these approvals are answered. A paused run's approvals are also in `data-run-pause`, and
+ * the responses resume the nested run (`createAgentUIStreamResponse`). The nested agent's other events are
+ * not shown (they are in the run's events and trace).
+ */
+function nestedChunks(
+  event: Extract<AgentEvent, { type: 'agent-event' }>,
+  state: MapState,
+): TaoloopUIMessageChunk[] {
+  const inner = event.event;
+  switch (inner.type) {
+    case 'approval-start': {
+      const { id, tool, input } = inner.request;
+      const chunks: TaoloopUIMessageChunk[] = [];
+      const step = nestedCallKey(event, inner.step);
+      if (state.nestedStep !== step) {
+        state.nestedStep = step;
+        chunks.push({ type: 'finish-step' }, { type: 'start-step' });
+      }
+      chunks.push(...openCall(state, id, tool, input), {
+        type: 'tool-approval-request',
+        approvalId: id,
+        toolCallId: id,
+      });
+      return chunks;
+    }
+    case 'approval-end': {
+      const { id } = inner.request;
+      if (inner.decision.type !== 'reject') {
+        state.open.add(id);
+        state.nestedCalls.set(nestedCallKey(event, inner.step, inner.call), id);
+        return [];
+      }
+      state.open.delete(id);
+      return [{ type: 'tool-output-denied', toolCallId: id }];
+    }
+    case 'tool-end': {
+      const key = nestedCallKey(event, inner.step, inner.call);
+      const id = state.nestedCalls.get(key);
+      if (id === undefined) return []; // a nested call that needed no approval
+      state.nestedCalls.delete(key);
+      state.open.delete(id);
+      return [
+        inner.ok
+          ? { type: 'tool-output-available', toolCallId: id, output: inner.observation }
+          : { type: 'tool-output-error', toolCallId: id, errorText: inner.observation },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** Where a nested event happened: the parent's step and call, the agent tools, the nested step and call. */
+function nestedCallKey(
+  event: Extract<AgentEvent, { type: 'agent-event' }>,
+  step: number,
+  call?: number,
+): string {
+  return JSON.stringify([event.step, event.call ?? 1, event.path, step, call ?? 1]);
+}
+
+/** `tool-input-available` the first time a call (by its tool call id) is seen. */
+function openCall(state: MapState, id: string, tool: string, input: string): TaoloopUIMessageChunk[] {
   if (state.open.has(id)) return [];
   state.open.add(id);
   return [

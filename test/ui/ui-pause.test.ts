@@ -6,8 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readUIMessageStream, type UIMessage } from 'ai';
+import {
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  readUIMessageStream,
+  type ToolUIPart,
+  type UIMessage,
+} from 'ai';
+import { agentTool } from '../../src/agent/agent-tool.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
+import type { Model, ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
@@ -175,5 +182,148 @@ test('pauseForApproval in a chat route needs a secret', async () => {
       request: chatRequest([question]),
     }),
     (error: unknown) => error instanceof AgentConfigError && /needs a `secret`/.test(error.message),
+  );
+});
+
+test('a nested agent’s approval is a tool approval request of its own; the response resumes the nested run, repeating nothing', async () => {
+  const { tool, sent } = sendEmailTool();
+  const inner = scriptedModel([
+    'Thought: send it\nAction: send_email[ann@example.com]',
+    'Thought: sent\nAnswer: the email went to Ann',
+  ]);
+  const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
+  const options = { tools: [helper], pauseForApproval: true, secret: SECRET };
+  const outerFirst = scriptedModel(['Thought: ask the mailer\nAction: mailer[email Ann]']);
+  const message = await clientMessage(
+    await createAgentUIStreamResponse({ ...options, model: outerFirst, request: chatRequest([question]) }),
+  );
+  assert.deepEqual(sent, []);
+  const part = toolPart(message);
+  assert.equal(part.state, 'approval-requested');
+  assert.equal(part.input, 'ann@example.com');
+  const pause = message.parts.find((p) => p.type === 'data-run-pause');
+  assert.ok(pause && pause.type === 'data-run-pause');
+  assert.deepEqual(
+    pause.data.pending.map((p) => p.id),
+    [part.approval!.id],
+  );
+  assert.equal(part.toolCallId, part.approval!.id);
+  const mailer = message.parts.find((p) => p.type === 'tool-mailer');
+  assert.equal(mailer && 'state' in mailer && mailer.state, 'input-available');
+  assert.equal(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [question, message] }), false);
+  const approved = respond(message, true);
+  assert.equal(
+    lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [question, approved] }),
+    true,
+    'useChat sends the response by itself (sendAutomaticallyWhen)',
+  );
+
+  const outerSecond = scriptedModel(['Thought: done\nAnswer: Ann has the email.']);
+  const after = await clientMessage(
+    await createAgentUIStreamResponse({
+      ...options,
+      model: outerSecond,
+      request: chatRequest([question, approved]),
+    }),
+    approved,
+  );
+  assert.deepEqual(sent, ['ann@example.com'], 'the nested tool ran once');
+  outerFirst.assertAllUsed();
+  outerSecond.assertAllUsed();
+  inner.assertAllUsed();
+  assert.equal(inner.requests.length, 2, 'no nested model call was made again');
+  const done = toolPart(after);
+  assert.equal(done.state, 'output-available');
+  assert.equal(done.output, 'sent to ann@example.com');
+  const mailerDone = after.parts.find((p) => p.type === 'tool-mailer');
+  assert.ok(mailerDone && mailerDone.type === 'tool-mailer');
+  assert.equal(mailerDone.state, 'output-available');
+  assert.equal(mailerDone.output, 'the email went to Ann');
+  const texts = after.parts.filter((p) => p.type === 'text').map((p) => p.type === 'text' && p.text);
+  assert.deepEqual(texts, ['Ann has the email.']);
+  assert.equal(after.parts.filter((p) => p.type === 'tool-send_email').length, 1, 'one part, not a copy');
+});
+
+test('a nested approval denied in the chat: the nested tool never runs and its part says denied', async () => {
+  const { tool, sent } = sendEmailTool();
+  const inner = scriptedModel([
+    'Thought: send it\nAction: send_email[ann@example.com]',
+    'Thought: refused\nAnswer: not sent',
+  ]);
+  const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
+  const options = { tools: [helper], pauseForApproval: true, secret: SECRET };
+  const message = await clientMessage(
+    await createAgentUIStreamResponse({
+      ...options,
+      model: scriptedModel(['Thought: ask\nAction: mailer[email Ann]']),
+      request: chatRequest([question]),
+    }),
+  );
+  const denied = respond(message, false, 'not now');
+  const after = await clientMessage(
+    await createAgentUIStreamResponse({
+      ...options,
+      model: scriptedModel(['Thought: ok\nAnswer: Not sent.']),
+      request: chatRequest([question, denied]),
+    }),
+    denied,
+  );
+  assert.deepEqual(sent, []);
+  assert.equal(toolPart(after).state, 'output-denied');
+  assert.match(JSON.stringify(inner.requests[1]!.messages), /rejected this action \(not now\)/);
+  inner.assertAllUsed();
+});
+
+test('native mode: a step’s two approvals arrive as two approval requests in one pause; both responses resume it', async () => {
+  const { tool, sent } = sendEmailTool();
+  const nativeModel = (reply: ModelToolCall[] | string): Model => ({
+    id: 'native',
+    supportsToolCalls: true,
+    async generate() {
+      return typeof reply === 'string'
+        ? { text: reply, toolCalls: [], usage: {}, finishReason: 'stop' as const }
+        : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
+    },
+  });
+  const options = { tools: [tool], mode: 'native', pauseForApproval: true, secret: SECRET } as const;
+  const calls = ['ann@example.com', 'bob@example.com'].map((to, i) => ({
+    id: `c${i}`,
+    name: 'send_email',
+    input: JSON.stringify({ input: to }),
+  }));
+  const message = await clientMessage(
+    await createAgentUIStreamResponse({
+      ...options,
+      model: nativeModel(calls),
+      request: chatRequest([question]),
+    }),
+  );
+  const emailParts = (m: TaoloopUIMessage) =>
+    m.parts.filter((p) => p.type === 'tool-send_email') as ToolUIPart[];
+  const asked = emailParts(message);
+  assert.deepEqual(
+    asked.map((p) => [p.toolCallId, p.state, p.input]),
+    [
+      ['step-1', 'approval-requested', 'ann@example.com'],
+      ['step-1-call-2', 'approval-requested', 'bob@example.com'],
+    ],
+  );
+  const approved = respond(message, true);
+  assert.equal(lastAssistantMessageIsCompleteWithApprovalResponses({ messages: [question, approved] }), true);
+  const after = await clientMessage(
+    await createAgentUIStreamResponse({
+      ...options,
+      model: nativeModel('Both have it.'),
+      request: chatRequest([question, approved]),
+    }),
+    approved,
+  );
+  assert.deepEqual(sent, ['ann@example.com', 'bob@example.com']);
+  assert.deepEqual(
+    emailParts(after).map((p) => [p.state, p.output]),
+    [
+      ['output-available', 'sent to ann@example.com'],
+      ['output-available', 'sent to bob@example.com'],
+    ],
   );
 });

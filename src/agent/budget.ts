@@ -47,6 +47,7 @@ export class Budget {
   #costUsd: number | undefined;
   #costKnown = true;
   #usage: RunUsage = {};
+  #usageByModel: Record<string, RunUsage> = {};
 
   /** @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model. */
   constructor(options: BudgetOptions) {
@@ -64,9 +65,20 @@ export class Budget {
     }
   }
 
-  /** Usage summed over every call recorded: the run's steps, its hooks' calls and its nested agents' calls. */
+  /**
+   * Usage summed over every call recorded: the run's steps, its hooks' and repairs' calls through `generate`,
+   * its nested agents' calls.
+   */
   get usage(): RunUsage {
     return this.#usage;
+  }
+
+  /**
+   * {@link usage} per model that made a call, keyed by model id (a fallback model's calls under its own id,
+   * a nested agent's under its model's). Summed with `addUsage`, the entries give {@link usage}.
+   */
+  get usageByModel(): Record<string, RunUsage> {
+    return this.#usageByModel;
   }
 
   /** Total cost so far in USD; `undefined` when any call's cost was unknown. */
@@ -87,7 +99,7 @@ export class Budget {
   #checkOwn(request: ModelRequest): string | undefined {
     // Estimating means joining the whole transcript: only worth it when there is a limit to check.
     if (this.#maxTokens === undefined && this.#maxCostUsd === undefined) return undefined;
-    const input = estimateTokens(request.messages.map((m) => m.content).join('\n'));
+    const input = requestTokens(request);
     if (this.#maxTokens !== undefined && this.#tokens + input > this.#maxTokens) {
       return `token budget: ${this.#tokens} of ${this.#maxTokens} tokens used, and the next call needs about ${input} more.`;
     }
@@ -103,15 +115,18 @@ export class Budget {
 
   /**
    * Records a call, at the price of `modelId` (a fallback model's, when one answered); returns its cost in
-   * USD when known. Unreported token counts are estimated.
+   * USD when known. For the budgets, unreported token counts are estimated: the input from `request` (or
+   * `request` is that estimate, in tokens, for a call replayed from a journal; see {@link requestTokens}),
+   * the output from `text`. The call is recorded in the parent's budget too (a nested agent's).
    */
   record(
-    request: ModelRequest,
+    request: ModelRequest | number,
     usage: ModelUsage,
     text: string,
     modelId = this.#modelId,
   ): number | undefined {
     this.#usage = addUsage(this.#usage, usage);
+    this.#usageByModel[modelId] = addUsage(this.#usageByModel[modelId] ?? {}, usage);
     this.#parent?.record(request, usage, text, modelId);
     const price = modelId === this.#modelId ? this.#price : findPrice(modelId, this.#prices);
     const cost = costUsd(usage, price);
@@ -120,7 +135,7 @@ export class Budget {
       this.#costUsd = addCost(this.#costUsd, cost);
       return cost;
     }
-    const input = usage.inputTokens ?? estimateTokens(request.messages.map((m) => m.content).join('\n'));
+    const input = usage.inputTokens ?? (typeof request === 'number' ? request : requestTokens(request));
     const output = usage.outputTokens ?? estimateTokens(text);
     this.#tokens += input + output;
     // For the budget, an unknown count is estimated; the reported total stays honest (undefined).
@@ -128,4 +143,9 @@ export class Budget {
     this.#costUsd = addCost(this.#costUsd, forBudget);
     return cost;
   }
+}
+
+/** The input tokens of a request, estimated from its messages (about 4 characters a token). */
+export function requestTokens(request: ModelRequest): number {
+  return estimateTokens(request.messages.map((m) => m.content).join('\n'));
 }

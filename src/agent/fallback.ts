@@ -7,8 +7,8 @@
  */
 import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
-import { addUsage, requestTurn } from './model-call.js';
-import type { AgentEvent, RunUsage, Step } from './types.js';
+import { requestTurn } from './model-call.js';
+import type { AgentEvent } from './types.js';
 
 /** A model response and the id of the model that gave it (plain data, so a journal can record it). */
 export interface AnsweredBy {
@@ -52,14 +52,4 @@ export async function* callWithFallbacks(
       clock?.clear();
     }
   }
-}
-
-/** Usage summed per model that answered a step (`step.modelId`, else the run's model). */
-export function usageByModel(runModelId: string, steps: readonly Step[]): Record<string, RunUsage> {
-  const byModel: Record<string, RunUsage> = {};
-  for (const step of steps) {
-    const id = step.modelId ?? runModelId;
-    byModel[id] = addUsage(byModel[id] ?? {}, step.usage);
-  }
-  return byModel;
 }

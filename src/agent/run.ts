@@ -13,7 +13,7 @@ import { abortedMessage } from '../util/signal.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
-import { type AnsweredBy, callWithFallbacks, usageByModel } from './fallback.js';
+import { type AnsweredBy, callWithFallbacks } from './fallback.js';
 import { finalAnswerTurn } from './final-answer.js';
 import { type PreparedCall, prepareCall } from './hooks.js';
 import { nativeTurn } from './native.js';
@@ -121,7 +121,7 @@ export function finish(run: Run, status: StopReason, extra: FinishExtra = {}): R
     modelId: options.model.id,
     steps,
     usage: budget.usage,
-    ...((options.fallbackModels?.length ?? 0) > 0 && { usageByModel: usageByModel(options.model.id, steps) }),
+    usageByModel: budget.usageByModel,
     ...(budget.costUsd !== undefined && { costUsd: budget.costUsd }),
     durationMs: Math.round(performance.now() - run.startedMs),
   };

@@ -496,10 +496,21 @@ export interface RunResult<O = unknown> {
   messages: AgentMessage[];
   modelId: string;
   steps: Step[];
+  /**
+   * Usage of every model call the run made: its steps, its hooks' and `repairToolCall`'s calls through
+   * `generate`, and the calls of nested agents (`agentTool`). A call whose usage the provider did not report
+   * adds nothing (a field stays `undefined` until some call reports it). So does a failed attempt (one the
+   * AI SDK retried, one a fallback model took over, one cut by `modelTimeoutMs`): providers report no usage
+   * for a failed call, though one that broke off mid-stream may have been billed for what it sent.
+   */
   usage: RunUsage;
-  /** With `fallbackModels`: usage per model that answered a step, keyed by model id. */
+  /**
+   * {@link usage} split by the model that made each call, keyed by model id: a step a fallback model answered
+   * is that model's, a nested agent's calls are its model's. Summed, the entries give `usage`. Set by every
+   * run (`{}` when it made no call); optional for results built by hand.
+   */
   usageByModel?: Record<string, RunUsage>;
-  /** Total cost in USD, when known for every call (each step at its own model's price). */
+  /** Total cost in USD, when known for every call (each call at its own model's price). */
   costUsd?: number;
   /** What went wrong, for `error`, `aborted` and `budget`. */
   error?: string;

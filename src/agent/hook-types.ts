@@ -100,12 +100,22 @@ export interface RepairToolCallOptions {
   tools: readonly Tool[];
   /** The JSON Schema of a tool's arguments (text tools: `{ input: string }`); `undefined` for an unknown tool. */
   inputSchema(options: { toolName: string }): Record<string, unknown> | undefined;
+  /**
+   * Calls a model for the repair (e.g. to rewrite the arguments), with the run's abort signal: counted in
+   * the run's usage, `usageByModel`, cost and budgets, and reported as a `hook-model-end` event (`purpose`
+   * names it there; default `'repairToolCall'`). Call models through this: a model the repair calls on its
+   * own is not counted. A call is not made when the run's token or cost budget has no room for it.
+   * @throws {Error} `the repair's model call was not made: <budget>` when the budget has no room; what the
+   * model throws.
+   */
+  generate(model: Model, request: ModelRequest, purpose?: string): Promise<ModelResponse>;
 }
 
 /**
  * Returns the call to run instead (its `id` is kept from the model's call, so the result still answers
  * it), or `null` / `undefined` to leave it to the corrective observation. A throw counts as no repair (and
- * is recorded on the step). Runs through the run's journal: a durable or resumed run does not call it again.
+ * is recorded on the step). Runs through the run's journal, with the usage of the model calls it made
+ * through `generate`: a durable or resumed run does not call it again and still counts those calls.
  */
 export type RepairToolCallFunction = (
   options: RepairToolCallOptions,

@@ -130,7 +130,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       }
 
       // 3. The turn, kept as a step.
-      const { step, droppedText } = await readStep(run, call, answered, index, modelStartedMs);
+      const { step, droppedText } = yield* readStep(run, call, answered, index, modelStartedMs);
       const { turn } = step;
       steps.push(step);
       yield {

@@ -194,22 +194,25 @@ export async function* callModel(
 
 /**
  * Reads a response into a step: parsed (text mode, the stream cut then the parser, the same streamed or
- * not) or read from the tool call (native mode, after `repairToolCall` had its chance). Records its usage.
+ * not) or read from the tool call (native mode, after `repairToolCall` had its chance, whose model calls
+ * are yielded as `hook-model-end` events). Records its usage, and that of the repair's model calls.
  */
-export async function readStep(
+export async function* readStep(
   run: Run,
   call: PreparedCall,
   answered: AnsweredBy,
   index: number,
   modelStartedMs: number,
-): Promise<{ step: Step; droppedText?: string }> {
+): AsyncGenerator<AgentEvent, { step: Step; droppedText?: string }> {
   const { options, plan } = run;
   const { router, request } = call;
   const { modelId } = answered;
-  const { response, repairs } = plan.native
-    ? await repairToolCalls(answered.response, index, request.messages, router, options)
-    : { response: answered.response, repairs: undefined };
-  const costUsd = run.budget.record(request, response.usage, response.text, modelId);
+  // Recorded before a repair's model calls, which are checked against the budget it leaves.
+  const costUsd = run.budget.record(request, answered.response.usage, answered.response.text, modelId);
+  const { response, repairs, events } = plan.native
+    ? await repairToolCalls(answered.response, index, request.messages, router, options, run.budget)
+    : { response: answered.response, repairs: undefined, events: [] };
+  yield* events;
   const reading = plan.native
     ? {
         turn: finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, router.tools, options.labels),

@@ -2,26 +2,62 @@
  * `repairToolCall`: in native mode, a tool call naming an unknown tool or with input that does not validate
  * goes to the caller's repair function first (which may, for example, ask a second model); what it returns
  * is run instead. Without a repair (or when the repaired call is still wrong) the model gets the usual
- * corrective observation. The shape follows the AI SDK's `experimental_repairToolCall`
+ * corrective observation. The model calls a repair makes through `generate` count like the run's own (usage,
+ * `usageByModel`, cost, budgets) and are kept with the repair's journal entry, so a replay counts them too. The shape follows the AI SDK's `experimental_repairToolCall`
  * (https://ai-sdk.dev/docs/ai-sdk-core/tools-and-tool-calling#tool-call-repair).
  *
  * @module
  */
-import type { ModelMessage, ModelResponse, ModelToolCall } from '../models/types.js';
+import type {
+  Model,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelToolCall,
+  ModelUsage,
+} from '../models/types.js';
 import type { ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
 import { journalOf } from './act.js';
+import { type Budget, requestTokens } from './budget.js';
 import { InvalidToolInputError, NoSuchToolError } from './errors.js';
 import { FINAL_ANSWER_TOOL } from './final-answer.js';
+import type { RepairToolCallFunction, RepairToolCallOptions } from './hook-types.js';
 import { toolDefinitions } from './native.js';
 import { callAction } from './native-calls.js';
-import type { AgentOptions, ToolCallRepair } from './types.js';
+import type { AgentEvent, AgentOptions, ToolCallRepair } from './types.js';
 
-export type { RepairToolCallFunction, RepairToolCallOptions } from './hook-types.js';
+export type { RepairToolCallFunction, RepairToolCallOptions };
+
+/** A model call a repair made through `generate`, as its journal entry keeps it (plain data). */
+interface RepairModelCall {
+  modelId: string;
+  purpose: string;
+  text: string;
+  usage: ModelUsage;
+  /** The request's input tokens as the budget estimates them, for a replay where the provider gave none. */
+  requestTokens: number;
+}
+
+/** What the journal records for one repair: its answer (or why it failed) and the model calls it made. */
+interface RepairRecord {
+  answer: unknown;
+  error?: string;
+  modelCalls: RepairModelCall[];
+}
+
+/** What {@link repairToolCalls} gave: the response to read, a record per repaired call, the events to yield. */
+export interface RepairedResponse {
+  response: ModelResponse;
+  repairs?: ToolCallRepair[];
+  /** A `hook-model-end` event for each model call the repairs made. */
+  events: AgentEvent[];
+}
 
 /**
  * Passes each native call of `response` that cannot run through `options.repairToolCall`. Returns the
- * response with the repaired calls, and a record per call that needed a repair (none: `undefined`).
+ * response with the repaired calls, and a record per call that needed a repair (none: `undefined`). The
+ * model calls a repair makes through `generate` are recorded in `budget`, replayed ones too.
  */
 export async function repairToolCalls(
   response: ModelResponse,
@@ -29,10 +65,25 @@ export async function repairToolCalls(
   messages: ModelMessage[],
   router: ToolRouter,
   options: AgentOptions,
-): Promise<{ response: ModelResponse; repairs?: ToolCallRepair[] }> {
+  budget: Budget,
+): Promise<RepairedResponse> {
   const repair = options.repairToolCall;
   const calls = response.toolCalls;
-  if (!repair || !calls?.length) return { response };
+  const events: AgentEvent[] = [];
+  if (!repair || !calls?.length) return { response, events };
+  const count = (made: RepairModelCall) => {
+    const costUsd = budget.record(made.requestTokens, made.usage, made.text, made.modelId);
+    const { modelId, text, usage, purpose } = made;
+    events.push({
+      type: 'hook-model-end',
+      step,
+      modelId,
+      text,
+      usage,
+      purpose,
+      ...(costUsd !== undefined && { costUsd }),
+    });
+  };
   const repairs: ToolCallRepair[] = [];
   const fixed: ModelToolCall[] = [];
   for (const [i, call] of calls.entries()) {
@@ -43,31 +94,66 @@ export async function repairToolCalls(
     }
     const record: ToolCallRepair = { original: call, error: error.message };
     repairs.push(record);
-    let answer: unknown;
-    try {
-      answer = await journalOf(options)(`step-${step}-repair-${i + 1}`, async () => {
-        const repaired = await repair({
-          step,
-          toolCall: call,
-          error,
-          messages,
-          tools: router.tools,
-          inputSchema: ({ toolName }) => schemaOf(router, toolName),
-        });
-        return repaired ?? null;
-      });
-    } catch (thrown) {
-      record.repairError = errorMessage(thrown);
-    }
+    const args = {
+      step,
+      toolCall: call,
+      error,
+      messages,
+      tools: router.tools,
+      inputSchema: ({ toolName }: { toolName: string }) => schemaOf(router, toolName),
+    };
+    let ran = false;
+    const journaled = await journalOf(options)(`step-${step}-repair-${i + 1}`, () => {
+      ran = true;
+      return callRepair(repair, args, { budget, count, signal: options.signal });
+    });
+    const { answer, error: repairError, modelCalls } = readRecord(journaled);
+    // A replayed repair does not call its models again: the calls it recorded count here.
+    if (!ran) for (const made of modelCalls) count(made);
+    if (repairError !== undefined) record.repairError = repairError;
     const repaired = readCall(answer, call.id);
     if (repaired) record.repaired = repaired;
-    else if (answer !== null && answer !== undefined && record.repairError === undefined)
+    else if (answer !== null && answer !== undefined && repairError === undefined)
       record.repairError =
         'the repair returned something that is not a tool call ({ name, input } with text)';
     fixed.push(repaired ?? call);
   }
-  if (!repairs.length) return { response };
-  return { response: { ...response, toolCalls: fixed }, repairs };
+  if (!repairs.length) return { response, events };
+  return { response: { ...response, toolCalls: fixed }, repairs, events };
+}
+
+/**
+ * Calls the repair with a `generate` that checks the budget before each model call and counts it as soon
+ * as it is made. Returns what the journal records: the repair's answer, or what it threw, and its calls.
+ */
+async function callRepair(
+  repair: RepairToolCallFunction,
+  args: Omit<RepairToolCallOptions, 'generate'>,
+  run: { budget: Budget; count: (made: RepairModelCall) => void; signal: AbortSignal | undefined },
+): Promise<RepairRecord> {
+  const modelCalls: RepairModelCall[] = [];
+  const generate = async (model: Model, request: ModelRequest, purpose = 'repairToolCall') => {
+    const over = run.budget.check(request);
+    if (over !== undefined) throw new Error(`the repair's model call was not made: ${over}`);
+    const response = await model.generate({ ...request, ...(run.signal && { signal: run.signal }) });
+    const { text, usage } = response;
+    const made = { modelId: model.id, purpose, text, usage, requestTokens: requestTokens(request) };
+    modelCalls.push(made);
+    run.count(made);
+    return response;
+  };
+  try {
+    return { answer: (await repair({ ...args, generate })) ?? null, modelCalls };
+  } catch (thrown) {
+    return { answer: null, error: errorMessage(thrown), modelCalls };
+  }
+}
+
+/** A journaled repair; a journal written before repairs recorded their model calls kept the answer alone. */
+function readRecord(value: unknown): RepairRecord {
+  if (typeof value === 'object' && value !== null && Array.isArray((value as RepairRecord).modelCalls))
+    return value as RepairRecord;
+  return { answer: value, modelCalls: [] };
 }
 
 /** Why a call cannot run, or `undefined` when it can (the typed answer's function is not a tool call). */

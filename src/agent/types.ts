@@ -354,8 +354,9 @@ export interface AgentOptions<O = unknown> {
   /**
    * Native mode: fixes a tool call that names an unknown tool or whose input does not validate, before the
    * model is told what was wrong (the AI SDK's `experimental_repairToolCall`). It gets the call, the error
-   * (`NoSuchToolError` or `InvalidToolInputError`), the step's messages and tools, and returns the call to
-   * run instead (for example one a second model wrote) or `null`. A repaired call that still cannot run,
+   * (`NoSuchToolError` or `InvalidToolInputError`), the step's messages and tools, and `generate` to call a
+   * model (counted in the run's usage, `usageByModel`, cost and budgets), and returns the call to run
+   * instead (for example one a second model wrote) or `null`. A repaired call that still cannot run,
    * `null` and a throw all get the usual corrective observation; each attempt is kept on the step
    * (`toolCallRepairs`). Ignored in text mode.
    * @default undefined (no repair)
@@ -572,8 +573,9 @@ export type AgentEvent =
   /** The run pauses for approvals (status `paused`); `run-end` follows with the same `pending` and `state`. */
   | { type: 'run-pause'; pending: PendingApprovalRequest[]; state: RunState }
   /**
-   * A model call a hook made through `generate` (e.g. `summaryCompaction`'s summary), counted in the run's
-   * usage and cost; `purpose` is the hook's name for it.
+   * A model call a hook made through `generate` (e.g. `summaryCompaction`'s summary, or `repairToolCall`'s
+   * call, whose `purpose` defaults to `'repairToolCall'`), counted in the run's usage, `usageByModel`, cost
+   * and budgets; `purpose` is the hook's name for it.
    */
   | {
       type: 'hook-model-end';

@@ -100,11 +100,11 @@ test('invalid input is repaired by asking a second model for arguments that fit 
     mode: 'native',
     question: '10 USD in EUR?',
     tools: [convert],
-    repairToolCall: async ({ toolCall, error, inputSchema }) => {
+    repairToolCall: async ({ toolCall, error, inputSchema, generate }) => {
       assert.ok(error instanceof InvalidToolInputError);
       assert.equal(error.toolInput, '{"amount":"10 dollars"}');
       const schema = JSON.stringify(inputSchema({ toolName: toolCall.name }));
-      const reply = await fixer.generate({
+      const reply = await generate(fixer, {
         messages: [
           { role: 'system', content: `Rewrite the arguments to fit this JSON Schema: ${schema}` },
           { role: 'user', content: `${toolCall.input}\nProblem: ${error.message}` },

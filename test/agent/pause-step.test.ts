@@ -177,6 +177,13 @@ test('a state of a later pause keeps the step’s batched approvals and tool cal
       'step-2-model',
     ],
   );
+  // A state whose step approvals are not followed by their tool calls is refused (a resume would run them).
+  const forged = JSON.parse(JSON.stringify(again.state)) as RunState;
+  forged.journal = forged.journal.filter((e) => e.name !== 'step-1-tool');
+  await assert.rejects(
+    resumeAgent({ ...options, model: nativeModel([]), state: forged, decisions: {} }),
+    /the approval step-1-approval is not followed by its tool call/,
+  );
   const done = await resumeAgent({
     ...options,
     model: nativeModel(['done']),

@@ -1,7 +1,7 @@
 /**
  * What the playground page needs to run the ReAct loop itself, with the browser model (`taoloop/browser`'s
- * `browserModel`, llama.cpp in WebAssembly through @wllama/wllama): the built `taoloop/browser` bundle,
- * its dependencies and the GGUF, served from a fixed list of paths (no path from a request is ever joined
+ * `browserModel`, llama.cpp in WebAssembly through @wllama/wllama): the built `taoloop/browser` bundle
+ * (decimal.js and minisearch are inside it), @wllama/wllama and the GGUF, served from a fixed list of paths (no path from a request is ever joined
  * to a folder, except a chunk name that matches a strict pattern).
  *
  * @module
@@ -51,8 +51,6 @@ export function browserModelSource(given: string): BrowserModelSource {
 /** URL path → [package, file inside it, content type]. */
 const ASSETS: Readonly<Record<string, readonly [string, string, string]>> = {
   '/assets/browser/index.js': ['taoloop', 'dist/browser/index.js', 'text/javascript; charset=utf-8'],
-  '/assets/decimal.mjs': ['decimal.js', 'decimal.mjs', 'text/javascript; charset=utf-8'],
-  '/assets/minisearch.js': ['minisearch', 'dist/es/index.js', 'text/javascript; charset=utf-8'],
   '/assets/wllama/index.js': ['@wllama/wllama', 'esm/index.js', 'text/javascript; charset=utf-8'],
   '/assets/wllama/wllama.wasm': ['@wllama/wllama', 'esm/wasm/wllama.wasm', 'application/wasm'],
 };
@@ -62,8 +60,6 @@ const CHUNK = /^\/assets\/(chunk-[A-Za-z0-9_-]{1,64}\.js)$/;
 /** The import map the page needs for the bundle's bare imports. */
 export const IMPORT_MAP = JSON.stringify({
   imports: {
-    'decimal.js': '/assets/decimal.mjs',
-    minisearch: '/assets/minisearch.js',
     '@wllama/wllama/esm/index.js': '/assets/wllama/index.js',
   },
 });

@@ -6,6 +6,7 @@ import { readTrace } from '../../src/trace/trace.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { spawnPty } from '../helpers/pty.js';
+import { tempDir } from '../helpers/temp.js';
 import { BIN, cliEnv, plain } from './support.js';
 
 const FAN = 'Why is my laptop fan loud when it is idle?';
@@ -141,4 +142,30 @@ test('--model human: the person writes Thought and Action, real tools answer', a
     trace.steps[0]?.modelText,
     'Thought: I multiply with the calculator.\nAction: calculator[17 * 23]',
   );
+});
+
+test('ask: SIGTERM while the person is being asked ends the run aborted, exit 1, the trace complete', async () => {
+  const server = await startFakeOpenAI({
+    replies: [
+      'Thought: Something may be using the CPU.\nAction: human[Open the task manager and tell me the top process by CPU]',
+      'Thought: I will guess.\nAnswer: It is probably dust.',
+    ],
+  });
+  try {
+    const { env } = cliEnv();
+    const file = join(tempDir(), 'ask.jsonl');
+    const args = ['ask', FAN, '--trace', file, '--model', `openai-compatible:${server.baseURL}#m`];
+    const pty = spawnPty(process.execPath, [BIN, ...args], { cwd: ROOT, env });
+    await pty.waitFor(/What did you observe\? /);
+    // `kill`, `timeout`, `docker stop`: the signal, not the terminal's Ctrl-C.
+    pty.signalCommand('SIGTERM');
+    assert.equal(await pty.exited, 1, pty.output());
+    assert.match(plain(pty.output()), /No answer: the run was aborted/);
+    assert.equal(server.requests.length, 1, 'the model is not asked to go on');
+    const trace = readTrace(file);
+    assert.equal(trace.result?.status, 'aborted');
+    assert.equal(trace.events.at(-1)?.type, 'run-end');
+  } finally {
+    await server.close();
+  }
 });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 /** A process running in a pseudo-terminal (util-linux `script`), so it sees a TTY on stdin and stdout. */
 export interface PtyProcess {
@@ -11,6 +12,11 @@ export interface PtyProcess {
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): void;
+  /**
+   * Sends `signal` to the command itself, as `kill` or `timeout` would (`kill` above signals `script`, which
+   * then ends its session by force). Linux only: the command is found in `/proc`.
+   */
+  signalCommand(signal: NodeJS.Signals): void;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -41,6 +47,16 @@ export function spawnPty(
     type: (text) => child.stdin.write(text),
     exited,
     kill: (signal = 'SIGTERM') => child.kill(signal),
+    signalCommand(signal) {
+      // `script` runs the command as its only child.
+      const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/);
+      const pid = Number(children[0]);
+      if (!Number.isInteger(pid) || pid <= 0)
+        throw new Error(`script (pid ${child.pid}) has no child to signal`);
+      process.kill(pid, signal);
+    },
     waitFor(pattern, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -61,7 +61,7 @@ export async function* act(
     ? { ok: false, observation: prepared.observation, durationMs: 0 }
     : nested
       ? yield* nested(prepared.rawInput, { step, call, options })
-      : await journalTool(options, step, prepared, router);
+      : await journalTool(options, step, prepared, router, call);
   const text = formatObservation(outcome.observation, options.labels).text;
   yield {
     type: 'tool-end',
@@ -121,18 +121,20 @@ export async function* askApproval(
 
 /**
  * With a journal, every tool call goes through it, read tools included, so a resumed run continues from
- * exactly the observations the model saw (`durable.ts`). Every call gets its call ID.
+ * exactly the observations the model saw (`durable.ts`). Every call gets its call ID (`index`: the call's
+ * number in its step, from 1).
  */
 export function journalTool(
   options: AgentOptions,
   step: number,
   call: PreparedCall,
   router: ToolRouter,
+  index = 1,
 ): Promise<ToolOutcome> {
   const execution = {
     signal: options.signal,
     timeoutMs: options.toolTimeoutMs,
-    callId: toolCallId(options.runId ?? '', step),
+    callId: toolCallId(options.runId ?? '', step, index),
   };
   const { journal } = options;
   if (journal) return journaledToolCall(journal, step, call, router, execution, !!recorderOf(journal));

@@ -31,9 +31,13 @@ export function newRunId(): string {
   return Array.from({ length: 32 }, () => Math.floor(Math.random() * 16).toString(16)).join('');
 }
 
-/** The identifier of a tool call: `<run id>:step-<n>` (see `ToolContext.callId`). */
-export function toolCallId(runId: string, step: number): string {
-  return `${runId}:step-${step}`;
+/**
+ * The identifier of a tool call (see `ToolContext.callId`): `<run id>:step-<n>` for a step's first call,
+ * `<run id>:step-<n>-call-<k>` for its `k`-th (a native step with several calls), so no two calls of a run
+ * share one.
+ */
+export function toolCallId(runId: string, step: number, call = 1): string {
+  return call > 1 ? `${runId}:step-${step}-call-${call}` : `${runId}:step-${step}`;
 }
 
 /** What the journal records for one tool call. */

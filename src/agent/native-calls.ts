@@ -197,7 +197,7 @@ async function* runReads(
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < reads.length; i = next++)
-      outcomes[i] = await runRead(reads[i]!.turn, step, router, options);
+      outcomes[i] = await runRead(reads[i]!, step, router, options);
   };
   await Promise.all(Array.from({ length: Math.min(limit, reads.length) }, worker));
   const results: StepCall[] = [];
@@ -219,7 +219,7 @@ async function* runReads(
 
 /** One read call: validated, run, its observation worded. Never throws. */
 async function runRead(
-  turn: ActionTurn,
+  { turn, index }: ReadCall,
   step: number,
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
@@ -227,7 +227,7 @@ async function runRead(
   const prepared = router.prepare(turn.tool, turn.input);
   // Through the journal like every tool call, so a resumed or replayed run does not run it again.
   const outcome = prepared.ok
-    ? await journalTool(options, step, prepared, router)
+    ? await journalTool(options, step, prepared, router, index)
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const observation: StepObservation = {
     text: formatObservation(outcome.observation, options.labels).text,

@@ -20,8 +20,9 @@ export interface ToolContext {
    */
   readonly signal: AbortSignal;
   /**
-   * Identifies this call of the tool within its run: `<run id>:step-<n>`, the same on every attempt of
-   * the call. A durable run (Restate) gives at-least-once execution: a worker that dies after the tool's
+   * Identifies this call of the tool within its run: `<run id>:step-<n>` (`<run id>:step-<n>-call-<k>` for
+   * the `k`-th call of a native step that made several), the same on every attempt of the call, and on
+   * every resume of a paused run's state (see `resumeAgent`). A durable run (Restate) gives at-least-once execution: a worker that dies after the tool's
    * effect but before the result was journaled runs the call again, with the same `callId`. Tools with
    * external effects (`effects: 'external'` or `'write'`) should pass it on as an idempotency key (an
    * `Idempotency-Key` header, a unique column) so the effect happens once. Outside a durable run the run id

@@ -95,10 +95,16 @@ function checkShape(value: Record<string, unknown>): RunState {
  * whose tool call has not happened, which a resume would run without anyone deciding again. A native step's
  * approvals asked together (`pauseForApproval`) come before its tool calls, so each approval counts the
  * approvals of its step that follow it: that many of the step's tool calls must follow too (unless the run
- * paused inside a nested agent of that step, before the step's remaining calls ran).
+ * paused inside a nested agent of that step, before the step's remaining calls ran). A nested agent's
+ * (`agentTool`) approvals are held to the same rule within its own scope (`step-2-call-1-<name>/step-1-approval`
+ * needs a following `step-2-call-1-<name>/step-1-tool`).
  */
 function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string) => RunStateError): void {
-  const approvalStep = (entry: RunJournalEntry) => /^step-(\d+)-approval$/.exec(entry.name)?.[1];
+  // The approval's step with its nested scope (`step-2-call-1-helper/step-1`), or undefined.
+  const approvalStep = (entry: RunJournalEntry) => {
+    const match = /^((?:[^/]*\/)*)(step-\d+)-approval$/.exec(entry.name);
+    return match ? `${match[1]}${match[2]}` : undefined;
+  };
   journal.forEach((entry, i) => {
     const step = approvalStep(entry);
     if (step === undefined || !isRecord(entry.value) || entry.value.type === 'reject') return;
@@ -106,8 +112,8 @@ function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string)
     const approvals = rest.filter(
       (e) => approvalStep(e) === step && isRecord(e.value) && e.value.type !== 'reject',
     ).length;
-    const tools = rest.filter((e) => e.name === `step-${step}-tool`).length;
-    const nested = rest.some((e) => e.name.startsWith(`step-${step}-call-`));
+    const tools = rest.filter((e) => e.name === `${step}-tool`).length;
+    const nested = rest.some((e) => e.name.startsWith(`${step}-call-`));
     if (tools <= approvals && !nested)
       throw bad(`the approval ${entry.name} is not followed by its tool call`);
   });

@@ -11,6 +11,8 @@
  *
  * @module
  */
+
+import { errorMessage } from '../util/own.js';
 import { PAUSES_EVERY_REQUEST, toApprovalDecision } from './approval.js';
 import { conversationAfter } from './conversation.js';
 import { newRunId } from './durable.js';
@@ -221,8 +223,8 @@ export async function openResume(options: AgentOptions, input: ResumeInput): Pro
 
 /**
  * The decisions, one per pending request, each read like an approver's answer (failing closed).
- * @throws {RunStateError} for decisions that are not an object, an id the state does not wait for, and a
- * pending request without a decision.
+ * @throws {RunStateError} for decisions that are not an object (or cannot be read: a throwing getter or
+ * proxy), an id the state does not wait for, and a pending request without a decision.
  */
 function readDecisions(
   pending: readonly PendingApprovalRequest[],
@@ -236,8 +238,15 @@ function readDecisions(
       `\`decisions\` must be an object keyed by pending request id; ${expected}.`,
     );
   }
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(value);
+  } catch (error) {
+    // A getter or proxy that throws: nothing is decided, and the caller hears why.
+    throw new RunStateError('decision', `\`decisions\` could not be read (${errorMessage(error)}).`);
+  }
   const decisions = new Map<string, ApprovalDecision>();
-  for (const [id, answer] of Object.entries(value)) {
+  for (const [id, answer] of entries) {
     if (!ids.includes(id)) {
       throw new RunStateError(
         'decision',

@@ -12,8 +12,10 @@ import type { PendingApprovalRequest } from './types.js';
  * - `signature`: the signature does not match (tampered with, or signed with another secret);
  * - `unsigned`: a `secret` was given but the state has no signature, or the state is signed and no
  *   `secret` was given;
- * - `decision`: a decision names a request the state does not wait for, or a pending request has none;
- * - `mismatch`: the resumed run did not follow the paused one (other model, tools or options).
+ * - `decision`: a decision names a request the state does not wait for, a pending request has none, or
+ *   the decisions cannot be read (a throwing getter or proxy; in a chat route, one request answered twice);
+ * - `mismatch`: the resumed run did not follow the paused one (other model, tools, options or
+ *   conversation; in a chat route, a paused message posted in another conversation).
  */
 export type RunStateProblem = 'format' | 'version' | 'signature' | 'unsigned' | 'decision' | 'mismatch';
 

@@ -15,6 +15,15 @@ import type { AgentEvent, ResumeOptions, RunResult } from './types.js';
  * Events start where the paused run's ended (the first is `run-start`, then what follows the decisions);
  * `result.steps` holds the whole trajectory. `result.durationMs` counts from the resume.
  *
+ * **Resume each state once.** A state is data the caller keeps; taoloop keeps no record of which states
+ * were resumed, so resuming the same state again (a retried request, a double click, a replayed POST, a
+ * copy of the state) runs its approved calls again. The caller must make the second resume impossible:
+ * before resuming, mark the state used where it is stored, atomically (delete the row and resume only if
+ * this request deleted it, or insert its `pending` ids into a table with a unique key), and pass a state
+ * at most once. As a second line, tools with external effects should pass `context.callId` on as an
+ * idempotency key: it is the same on every resume of the same state (and differs between the calls of a
+ * run), so the effect's service can drop the repeat.
+ *
  * @throws {RunStateError} (from the first `next()`, before any side effect) for a state that is not a
  * taoloop run state, of another version, tampered with or signed with another secret (with `secret`), and
  * for decisions that do not match the pending requests; while replaying, when the run does not follow the

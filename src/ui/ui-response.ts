@@ -86,8 +86,17 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  *
  * A body that is not JSON with a `messages` array of text UI messages gets a `400` response with
  * `{ error }` saying what is wrong; the agent does not run. So does a resume whose state is not signed
- * with `secret` (or was changed), or whose approval responses do not match the requests it waits for (one
- * for another request, or none for one of them).
+ * with `secret` (or was changed), whose approval responses do not match the requests it waits for (one
+ * for another request, none for one of them, or two for one), or whose earlier messages are not the
+ * conversation the run paused on (a paused message pasted into another chat). Only tool parts carry
+ * approval responses.
+ *
+ * The route keeps no store, so it cannot tell a second post of the same approved message (a retry, a
+ * replayed request) from the first: each resumes the run, and an approved call runs each time. Tools with
+ * external effects must pass `context.callId` on as an idempotency key (it is the same on every resume of
+ * the same state); or, before calling this, read the request (`request.clone().json()`), take the pending
+ * ids from the last message's `data-run-pause` part, and record them as used with an atomic insert,
+ * answering a post whose ids were already used without calling this.
  *
  * @throws {AgentConfigError} for `pauseForApproval` without a `secret`: the state goes through the browser.
  *
@@ -104,7 +113,7 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
       'pauseForApproval in a chat route needs a `secret`: the paused run state goes to the browser and back, and only a signed state is resumed.',
     );
   }
-  let run: { messages: AgentMessage[] } | { resume: ResumeInput };
+  let run: { messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] };
   try {
     const body = (await request.json()) as { messages?: unknown } | null;
     run = await readChatRequest(body?.messages, agentOptions);
@@ -117,7 +126,7 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
   const signal = agentOptions.signal ? abortAny([agentOptions.signal, request.signal]) : request.signal;
   const events: AsyncIterable<AgentEvent> =
     'resume' in run
-      ? streamResumedAgent({ ...agentOptions, ...run.resume, signal } as Parameters<
+      ? streamResumedAgent({ ...agentOptions, ...run.resume, messages: run.messages, signal } as Parameters<
           typeof streamResumedAgent
         >[0])
       : streamAgent({ ...agentOptions, messages: run.messages, signal });
@@ -128,13 +137,15 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
 
 /**
  * A new run on the conversation, or the resume of the paused run whose approval responses the last
- * message carries (checked now, so a bad one is a 400 before anything streams).
+ * message carries (checked now, so a bad one is a 400 before anything streams). A resume's conversation
+ * is the messages before that last one: they must be the conversation the run paused on, so a paused
+ * message (and its signed state) pasted into another conversation is refused.
  * @throws {UIMessagesError | AgentConfigError | RunStateError} saying what is wrong with the request.
  */
 async function readChatRequest(
   uiMessages: unknown,
   agentOptions: Omit<AgentOptions, 'question' | 'messages'>,
-): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput }> {
+): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] }> {
   const resume = pausedRunIn(uiMessages);
   if (resume) {
     if (agentOptions.secret === undefined) {
@@ -143,8 +154,9 @@ async function readChatRequest(
         'the last message continues a paused run, and this route resumes none (it has no `secret` to check the run state with).',
       );
     }
-    await openResume(agentOptions, resume);
-    return { resume };
+    const messages = uiMessagesToAgentMessages((uiMessages as unknown[]).slice(0, -1));
+    await openResume({ ...agentOptions, messages }, resume);
+    return { resume, messages };
   }
   const messages = uiMessagesToAgentMessages(uiMessages);
   readConversation({ messages });

@@ -20,6 +20,7 @@ export {
   type BrowserModelProgress,
   browserModel,
   DEFAULT_BROWSER_CONTEXT_TOKENS,
+  DEFAULT_BROWSER_LOAD_TIMEOUT_MS,
   DEFAULT_BROWSER_MAX_OUTPUT_TOKENS,
 } from '../models/browser.js';
 export { DEFAULT_TURN_GRAMMAR_LIMITS, type TurnGrammarLimits, turnGrammar } from '../models/local-grammar.js';

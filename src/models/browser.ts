@@ -15,6 +15,7 @@
  * @module
  */
 import { errorMessage } from '../util/own.js';
+import { checkWasmUrl, loadError, loadWatchdog } from './browser-load.js';
 import { ModelCallError, ModelConfigError } from './errors.js';
 import { type TurnGrammarLimits, turnGrammar } from './local-grammar.js';
 import type {
@@ -32,6 +33,9 @@ export const DEFAULT_BROWSER_CONTEXT_TOKENS = 4096;
 
 /** Default cap on generated tokens per turn when the request gives none. */
 export const DEFAULT_BROWSER_MAX_OUTPUT_TOKENS = 1024;
+
+/** Default of {@link BrowserModelOptions.loadTimeoutMs}: two minutes without progress. */
+export const DEFAULT_BROWSER_LOAD_TIMEOUT_MS = 120_000;
 
 /** Progress of the model download, in bytes. */
 export interface BrowserModelProgress {
@@ -73,6 +77,15 @@ export interface BrowserModelOptions {
   useCache?: boolean;
   /** Called as the model downloads. */
   onProgress?: (progress: BrowserModelProgress) => void;
+  /**
+   * The longest wait in milliseconds for the load to make progress: for the `wasmUrl` to answer, for the
+   * model's first bytes and between its download's progress reports, and for llama.cpp to start on the
+   * model. A download that keeps receiving bytes is never cut off, however long it takes. When the wait
+   * runs out, the download is aborted, wllama's worker ended, and {@link browserModel} rejects with a
+   * {@link ModelConfigError} naming what it was waiting for. A positive finite number.
+   * @default DEFAULT_BROWSER_LOAD_TIMEOUT_MS (120000)
+   */
+  loadTimeoutMs?: number;
   /** @default `browser:<file name of the model>` */
   id?: string;
 }
@@ -103,14 +116,21 @@ interface WllamaLoadParams {
   n_ctx: number;
   n_threads?: number;
 }
+/** Downloads the model (or finds it in wllama's cache); `Wllama.loadModelFromUrl` is these, then `loadModel`. */
+interface WllamaModelManager {
+  downloadModel(url: string, options: WllamaDownloadOptions): Promise<WllamaStoredModel>;
+  getModelOrDownload(source: { url: string }, options: WllamaDownloadOptions): Promise<WllamaStoredModel>;
+}
+interface WllamaDownloadOptions {
+  /** Aborts the download (passed on to its fetch). */
+  signal?: AbortSignal;
+  progressCallback?: (progress: { loaded: number; total: number }) => void;
+}
+interface WllamaStoredModel {
+  open(): Promise<Blob[]>;
+}
 interface WllamaInstance {
-  loadModelFromUrl(
-    url: string,
-    params: WllamaLoadParams & {
-      useCache?: boolean;
-      progressCallback?: (progress: { loaded: number; total: number }) => void;
-    },
-  ): Promise<void>;
+  modelManager: WllamaModelManager;
   loadModel(blobs: Blob[], params: WllamaLoadParams): Promise<void>;
   getLoadedContextInfo(): { n_ctx: number };
   createChatCompletion(params: WllamaChatRequest): Promise<AsyncIterable<WllamaChunk>>;
@@ -172,14 +192,20 @@ async function importWllama(): Promise<WllamaModule> {
  * const result = await runAgent({ model, tools: [calculator], question: 'What is 17 * 23?' });
  * await model.dispose();
  * ```
- * @throws {ModelConfigError} when `@wllama/wllama` is not installed, for bad options, or when the model
- *   cannot be fetched or loaded (the message names the model). Calls reject with {@link ModelCallError}
+ * @throws {ModelConfigError} when `@wllama/wllama` is not installed; for bad options; when `wasmUrl` does
+ *   not serve wllama's WebAssembly file (checked first, by reading its first bytes); when the model cannot be
+ *   fetched or loaded; or when the load makes no progress for `loadTimeoutMs`. The message names the URL or
+ *   model that failed and what to do. Calls reject with {@link ModelCallError}
  *   when generation fails (e.g. a prompt longer than the context), or with the abort signal's reason.
  */
 export async function browserModel(options: BrowserModelOptions): Promise<BrowserModel> {
   const contextTokens = options.contextTokens ?? DEFAULT_BROWSER_CONTEXT_TOKENS;
   if (!Number.isInteger(contextTokens) || contextTokens < 16) {
     throw new ModelConfigError(`contextTokens must be an integer of at least 16, got ${contextTokens}.`);
+  }
+  const loadTimeoutMs = options.loadTimeoutMs ?? DEFAULT_BROWSER_LOAD_TIMEOUT_MS;
+  if (!Number.isFinite(loadTimeoutMs) || loadTimeoutMs <= 0) {
+    throw new ModelConfigError(`loadTimeoutMs must be a positive finite number, got ${loadTimeoutMs}.`);
   }
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) {
     throw new ModelConfigError(`threads must be a whole number of at least 1, got ${options.threads}.`);
@@ -197,29 +223,57 @@ export async function browserModel(options: BrowserModelOptions): Promise<Browse
   const id = options.id ?? `browser:${name}`;
 
   const { Wllama, LoggerWithoutDebug } = await importWllama();
-  const wllama = new Wllama({ default: String(options.wasmUrl) }, { logger: LoggerWithoutDebug });
+  const wasmUrl = String(options.wasmUrl);
+  const wllama = new Wllama({ default: wasmUrl }, { logger: LoggerWithoutDebug });
   const loadParams = {
     n_ctx: contextTokens,
     ...(options.threads !== undefined && { n_threads: options.threads }),
   };
-  try {
+  const download = new AbortController();
+  const watchdog = loadWatchdog(
+    loadTimeoutMs,
+    (doing, advice) =>
+      `The browser model ${name} was not loaded: no progress for ${loadTimeoutMs} ms while ${doing}, so loading was stopped. ${advice}`,
+  );
+  const slowServer = `Check that the server answers (the browser's network panel shows the request), or raise loadTimeoutMs for a slow connection.`;
+  const slowStart = `The browser console shows wllama's errors: a wllama.wasm from another version than the installed @wllama/wllama, or a model too large for the page's memory, does this. Raise loadTimeoutMs for a large model on a slow device.`;
+  const load = async () => {
+    watchdog.enter(`fetching wllama's WebAssembly file from ${wasmUrl}`, slowServer);
+    await checkWasmUrl(wasmUrl, download.signal);
+    download.signal.throwIfAborted();
     if (typeof source === 'string') {
-      await wllama.loadModelFromUrl(source, {
-        ...loadParams,
-        useCache: options.useCache ?? true,
-        ...(options.onProgress && {
-          progressCallback: ({ loaded, total }: { loaded: number; total: number }) =>
-            options.onProgress?.({ loadedBytes: loaded, totalBytes: total }),
-        }),
-      });
+      // What wllama's loadModelFromUrl does, in two steps so that a stall names the right one.
+      watchdog.enter(`downloading the model from ${source}`, slowServer);
+      const downloadOptions: WllamaDownloadOptions = {
+        signal: download.signal,
+        progressCallback: ({ loaded, total }) => {
+          watchdog.progress();
+          options.onProgress?.({ loadedBytes: loaded, totalBytes: total });
+        },
+      };
+      const manager = wllama.modelManager;
+      const stored =
+        (options.useCache ?? true)
+          ? await manager.getModelOrDownload({ url: source }, downloadOptions)
+          : await manager.downloadModel(source, downloadOptions);
+      const blobs = await stored.open();
+      download.signal.throwIfAborted(); // stopped meanwhile: start no worker
+      watchdog.enter(`starting llama.cpp on the model from ${source}`, slowStart);
+      await wllama.loadModel(blobs, loadParams);
     } else {
+      watchdog.enter('starting llama.cpp on the model', slowStart);
       await wllama.loadModel(source instanceof Blob ? [source] : [...source], loadParams);
     }
+  };
+  try {
+    await Promise.race([load(), watchdog.expired]);
   } catch (error) {
+    download.abort();
     await wllama.exit().catch(() => undefined);
-    throw new ModelConfigError(`Cannot load the browser model ${name}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    if (error instanceof ModelConfigError) throw error;
+    throw loadError(typeof source === 'string' ? source : undefined, name, error);
+  } finally {
+    watchdog.stop();
   }
   const contextWindowTokens = wllama.getLoadedContextInfo().n_ctx;
   const reusePrefix = options.reusePrefix ?? true;

@@ -37,13 +37,14 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * A static file server over the repository (what `python3 -m http.server` does), plus `extra` paths. Only
- * files under the repository are served.
+ * A static file server over the repository (what `python3 -m http.server` does), plus `extra` paths
+ * (`'stall'`: a request that is never answered). Only files under the repository are served.
  */
-async function startStaticServer(extra: Record<string, { body: Buffer | string; type: string }>) {
+async function startStaticServer(extra: Record<string, { body: Buffer | string; type: string } | 'stall'>) {
   const server: Server = createServer(async (request, response) => {
     const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
     const fixed = extra[pathname];
+    if (fixed === 'stall') return; // never answers (the connection is closed with the server)
     if (fixed) {
       response.writeHead(200, { 'content-type': fixed.type }).end(fixed.body);
       return;
@@ -134,6 +135,8 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
       },
       '/test/page.js': { body: script, type: TYPES['.js']! },
       '/test/tiny.gguf': { body: gguf, type: TYPES['.gguf']! },
+      '/test/stalled.gguf': 'stall',
+      '/test/truncated.wasm': { body: (await readFile(WASM)).subarray(0, 64 * 1024), type: TYPES['.wasm']! },
     });
     ({ context, close: closeBrowser } = await launchChromium());
   });
@@ -144,32 +147,107 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  async function inPage<T>(name: 'checks'): Promise<T> {
+  const urls = () => ({
+    modelUrl: `${site.origin}/test/tiny.gguf`,
+    wasmUrl: `${site.origin}/node_modules/@wllama/wllama/esm/wasm/wllama.wasm`,
+  });
+
+  /**
+   * Calls the page script's export `name` with `args` (the tiny model's URLs unless given) in a new page,
+   * and checks that the page had no uncaught error unless `allowPageErrors`.
+   */
+  async function inPage<T>(
+    name: 'checks' | 'load',
+    args: { modelUrl?: string; wasmUrl?: string; loadTimeoutMs?: number } = {},
+    { limitMs = 180_000, allowPageErrors = false } = {},
+  ): Promise<T> {
     const page = await context.newPage();
     const errors = collectErrors(page);
     try {
       await page.goto(`${site.origin}/test/page.html`);
       const result = await withinMs(
-        180_000,
+        limitMs,
         page.evaluate(
-          async ({ name, modelUrl, wasmUrl }) => {
+          async ({ name, args }) => {
             const module = await import('/test/page.js' as string);
-            return JSON.stringify(await module[name]({ modelUrl, wasmUrl }));
+            return JSON.stringify(await module[name](args));
           },
-          {
-            name,
-            modelUrl: `${site.origin}/test/tiny.gguf`,
-            wasmUrl: `${site.origin}/node_modules/@wllama/wllama/esm/wasm/wllama.wasm`,
-          },
+          { name, args: { ...urls(), ...args } },
         ),
         errors.console,
       );
-      assert.deepEqual([...errors], [], errors.console.join('\n'));
+      if (!allowPageErrors) assert.deepEqual([...errors], [], errors.console.join('\n'));
       return JSON.parse(result) as T;
     } finally {
       await page.close();
     }
   }
+
+  /** How a load ended (the page script's `load`). */
+  interface LoadOutcome {
+    loaded?: true;
+    name?: string;
+    message?: string;
+    ms: number;
+  }
+
+  test('a wrong wasm URL fails the load at once, naming the URL and what to serve there', async () => {
+    const wasmUrl = `${site.origin}/no/such/wllama.wasm`;
+    const outcome = await inPage<LoadOutcome>('load', { wasmUrl }, { limitMs: 60_000 });
+    assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
+    assert.ok(outcome.message?.includes(wasmUrl), outcome.message);
+    assert.match(outcome.message ?? '', /HTTP 404/);
+    assert.match(outcome.message ?? '', /@wllama\/wllama\/esm\/wasm\/wllama\.wasm/);
+    assert.match(outcome.message ?? '', /wasmUrl/);
+    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
+  });
+
+  test('a wasmUrl that serves a page instead fails the load at once, saying it is not WebAssembly', async () => {
+    const wasmUrl = `${site.origin}/test/page.html`;
+    const outcome = await inPage<LoadOutcome>('load', { wasmUrl }, { limitMs: 60_000 });
+    assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
+    assert.ok(outcome.message?.includes(wasmUrl), outcome.message);
+    assert.match(outcome.message ?? '', /is not a WebAssembly file \(it starts with "<!do"/);
+    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
+  });
+
+  test('a wasm file that wllama cannot start fails after loadTimeoutMs instead of hanging', async () => {
+    // The real file cut short: it passes the first-bytes check, then fails to compile in wllama's worker.
+    // wllama 3.8.1 never settles the load then (its abort handler throws on the CompileError, an uncaught
+    // error in the page, hence allowPageErrors).
+    const outcome = await inPage<LoadOutcome>(
+      'load',
+      { wasmUrl: `${site.origin}/test/truncated.wasm`, loadTimeoutMs: 3000 },
+      { limitMs: 60_000, allowPageErrors: true },
+    );
+    assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
+    assert.match(
+      outcome.message ?? '',
+      /no progress for 3000 ms while starting llama\.cpp on the model from /,
+    );
+    assert.match(outcome.message ?? '', /loadTimeoutMs/);
+    assert.ok(outcome.ms >= 3000 && outcome.ms < 20_000, `took ${outcome.ms} ms`);
+  });
+
+  test('a model URL that answers 404 fails the load, naming the URL and the status', async () => {
+    const modelUrl = `${site.origin}/test/missing.gguf`;
+    const outcome = await inPage<LoadOutcome>('load', { modelUrl }, { limitMs: 60_000 });
+    assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
+    assert.ok(outcome.message?.includes(modelUrl), outcome.message);
+    assert.match(outcome.message ?? '', /HTTP 404/);
+    assert.match(outcome.message ?? '', /Check the URL/);
+    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
+  });
+
+  test('a model URL that never answers fails after loadTimeoutMs, saying so', async () => {
+    const modelUrl = `${site.origin}/test/stalled.gguf`;
+    const outcome = await inPage<LoadOutcome>('load', { modelUrl, loadTimeoutMs: 2000 }, { limitMs: 60_000 });
+    assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
+    assert.ok(outcome.message?.includes(modelUrl), outcome.message);
+    assert.match(outcome.message ?? '', /no progress for 2000 ms while downloading the model/);
+    assert.match(outcome.message ?? '', /loadTimeoutMs/);
+    assert.ok(outcome.ms >= 2000 && outcome.ms < 15_000, `took ${outcome.ms} ms`);
+  });
 
   test('turns follow the grammar, stop at the stop sequence, stream, and reuse the prefix; a run works', async () => {
     assert.ok((await readFile(WASM)).length > 100_000, 'wllama.wasm ships with @wllama/wllama');

@@ -147,6 +147,7 @@ export const options: BrowserModelOptions = {
   wasmUrl: '/wllama.wasm',
   contextTokens: 2048,
   useCache: false,
+  loadTimeoutMs: 60_000,
   onProgress: (loaded) => progress.push(loaded),
 };
 

@@ -4,7 +4,7 @@
  * OpenAI-compatible test server. Nothing here touches the network beyond 127.0.0.1.
  */
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -56,11 +56,16 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
   res.end();
 }
 
-/** The app: `/` is the page, `/api/chat` the route handler (the calculator, and `extra` options). */
+/**
+ * The app: `/` is the page, `/api/chat` the route handler (the calculator, and `extra` options). `close`
+ * also drops open connections: Chromium opens a spare (preconnect) socket that never carries a request,
+ * and `server.close()` alone waits for it until the server's headers timeout ends it (60 s, checked every
+ * 30 s), which made each test here take over a minute.
+ */
 async function startApp(
   fake: FakeOpenAI,
   extra: Partial<AgentUIStreamResponseOptions> = {},
-): Promise<{ url: string; server: Server }> {
+): Promise<{ url: string; close: () => Promise<void> }> {
   const script = await bundlePage();
   const model = await resolveModelSpec(`openai-compatible:${fake.baseURL}#fake`, {});
   const server = createServer((req, res) => {
@@ -83,7 +88,12 @@ async function startApp(
     })().catch((error: unknown) => res.writeHead(500).end(String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
+  const close = () =>
+    new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close };
 }
 
 describe('useChat in headless Chromium against createAgentUIStreamResponse', { skip }, () => {
@@ -104,11 +114,12 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
       ],
     });
     const app = await startApp(fake);
+    const page = await context.newPage();
     t.after(async () => {
-      await new Promise((resolve) => app.server.close(resolve));
+      await page.close();
+      await app.close();
       await fake.close();
     });
-    const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(app.url);
@@ -169,11 +180,12 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
       pauseForApproval: true,
       secret: 'the secret of this test, 32 chars or more',
     });
+    const page = await context.newPage();
     t.after(async () => {
-      await new Promise((resolve) => app.server.close(resolve));
+      await page.close();
+      await app.close();
       await fake.close();
     });
-    const page = await context.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(app.url);

@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from './lib/mulberry32.js';
 
 /**
  * Where tests and benchmarks keep the tiny model: the system temp folder, outside the repository. The
@@ -161,18 +162,6 @@ function vocabulary(): { tokens: string[]; types: number[] } {
   return { tokens, types };
 }
 
-/** mulberry32: a small deterministic generator, so the same weights come out every time. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Tensor {
   name: string;
   /** ggml order: `dims[0]` is the fastest-varying (row length). */
@@ -289,7 +278,7 @@ export function tinyGgufBytes(options: TinyGgufOptions = {}): Buffer {
     offset += Math.ceil(bytes / ALIGNMENT) * ALIGNMENT;
   }
   w.pad(ALIGNMENT);
-  const next = random(seed);
+  const next = mulberry32(seed);
   for (const tensor of list) {
     for (const value of tensorData(tensor, next, discourage)) w.f32(value);
     w.pad(ALIGNMENT);

@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import { mulberry32 } from '../../scripts/lib/mulberry32.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
 import { turnParts } from '../../src/cli/turn-parts.js';
 import {
@@ -17,7 +19,7 @@ import {
 } from '../../src/react/labels.js';
 import { readReply } from '../../src/react/reply.js';
 import type { Case } from './cases.js';
-import { chunksOf, random } from './streamed.js';
+import { chunksOf } from './streamed.js';
 
 /** Chunkings tried per turn, besides one character at a time. */
 export const PRINT_CHUNKINGS_PER_TURN = 10;
@@ -33,7 +35,7 @@ export interface PrintedCheck {
 }
 
 export function checkPrinted(turns: readonly Case[], seed = 16): PrintedCheck {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const result: PrintedCheck = { same: 0, reprinted: [], misses: [] };
   for (const turn of turns) {
     const labels =

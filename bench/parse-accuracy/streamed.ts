@@ -6,6 +6,7 @@
  * @module
  */
 import { isDeepStrictEqual } from 'node:util';
+import { mulberry32 } from '../../scripts/lib/mulberry32.js';
 import { LABEL_SETS, type LabelLanguage, mergeLabels } from '../../src/react/labels.js';
 import { parseTurn } from '../../src/react/parse.js';
 import { readReply } from '../../src/react/reply.js';
@@ -21,18 +22,6 @@ export interface StreamedMiss {
   chunks: string[];
   streamed: unknown;
   whole: unknown;
-}
-
-/** mulberry32: a small seeded generator, so every run splits the turns the same way. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function chunksOf(text: string, next: () => number): string[] {
@@ -64,7 +53,7 @@ function readStreamed(chunks: readonly string[], turn: Case) {
 
 /** Checks every turn under {@link CHUNKINGS_PER_TURN} chunkings; returns the turns read the same and the misses. */
 export function checkStreamed(turns: readonly Case[], seed = 16): { same: number; misses: StreamedMiss[] } {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const misses: StreamedMiss[] = [];
   let same = 0;
   for (const turn of turns) {

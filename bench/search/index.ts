@@ -16,6 +16,8 @@
  *
  * Run: `npm run bench -- search` (or `node --import tsx bench/search/index.ts`).
  */
+
+import { mulberry32 } from '../../scripts/lib/mulberry32.js';
 import { DocumentIndex, type SourceDocument } from '../../src/tools/search-index.js';
 import { processTerm, splitPassages, tokenizeText } from '../../src/tools/search-text.js';
 import { emitFigure, ratioOf } from '../lib/protocol.js';
@@ -29,18 +31,6 @@ const TOP_K = 2;
 
 const log = (line = '') => process.stderr.write(`${line}\n`);
 const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-/** mulberry32: a small, fast, seeded PRNG with uniform output in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // The most frequent English words, in rough frequency order: the top Zipf ranks, as in real text.
 const FUNCTION_WORDS = (
@@ -252,7 +242,7 @@ function benchCacheLoad(report: SizeReport): void {
 
 function main(): void {
   const started = performance.now();
-  const random = prng(20_240_611);
+  const random = mulberry32(20_240_611);
   const vocabulary = makeVocabulary(random);
   const queries = makeQueries(vocabulary, random);
   const small = benchSize('10k', makeDocuments(10_000, vocabulary, random), queries);

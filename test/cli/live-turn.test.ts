@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
+import { mulberry32 } from '../../scripts/lib/mulberry32.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { consumeRun } from '../../src/cli/commands/run.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
@@ -36,18 +37,6 @@ const corpus = readFileSync(new URL('../../bench/parse-accuracy/corpus.jsonl', i
   .split('\n')
   .filter((line) => line.trim() !== '')
   .map((line) => JSON.parse(line) as CorpusTurn);
-
-/** mulberry32, seeded: the same chunkings every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Printed {
   /** Everything written, in order. */
@@ -121,7 +110,7 @@ function labelsOf(language: string | undefined): LabelSet | undefined {
 const CONTRADICTED = new Set(['action-and-answer', 'placeholder-answer']);
 
 test('every corpus turn, in any chunking, prints exactly what the whole turn prints', () => {
-  const next = random(16);
+  const next = mulberry32(16);
   let checked = 0;
   for (const turn of corpus) {
     const labels = labelsOf(turn.language);

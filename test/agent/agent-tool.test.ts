@@ -6,23 +6,14 @@ import { test } from 'node:test';
 import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentEvent, ApprovalRequest, RunResult, RunState } from '../../src/agent/types.js';
+import type { ApprovalRequest, RunState } from '../../src/agent/types.js';
 import { createRenderer } from '../../src/cli/render.js';
 import type { Model, ModelResponse } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
-
-async function collect(run: AsyncGenerator<AgentEvent, RunResult>) {
-  const events: AgentEvent[] = [];
-  let next = await run.next();
-  while (!next.done) {
-    events.push(next.value);
-    next = await run.next();
-  }
-  return { events, result: next.value };
-}
+import { collectRun } from '../helpers/agent-run.js';
 
 /** A tool with external effects that counts its runs. */
 function mailTool() {
@@ -55,7 +46,7 @@ test('a nested agent answers as a tool; its events reach the parent stream tagge
   });
   assert.equal(helper.effects, 'read', 'the union of read tools is read');
   const outer = scriptedModel([ASK, PARENT_ANSWER]);
-  const { events, result } = await collect(
+  const { events, result } = await collectRun(
     streamAgent({ model: outer, question: '2 + 2?', tools: [helper] }),
   );
   assert.equal(result.status, 'answered');
@@ -102,7 +93,7 @@ test('agents nest: the path names every agent tool, outermost first', async () =
     model: scriptedModel(['Thought: delegate.\nAction: adder[2 + 2]', NESTED_ANSWER]),
     tools: [innermost],
   });
-  const { events, result } = await collect(
+  const { events, result } = await collectRun(
     streamAgent({ model: scriptedModel([ASK, PARENT_ANSWER]), question: '2 + 2?', tools: [middle] }),
   );
   assert.equal(result.status, 'answered');
@@ -319,7 +310,7 @@ test('native mode: two calls of an agent tool in one step each run the nested ag
       };
     },
   };
-  const { events, result } = await collect(
+  const { events, result } = await collectRun(
     streamAgent({ model, mode: 'native', question: 'q', tools: [helper] }),
   );
   assert.equal(result.status, 'answered');

@@ -14,12 +14,13 @@ import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { addUsage } from '../../src/agent/model-call.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { RepairToolCallFunction } from '../../src/agent/tool-repair.js';
-import type { AgentEvent, RunResult, RunState, RunUsage } from '../../src/agent/types.js';
+import type { RunState, RunUsage } from '../../src/agent/types.js';
 import type { Model, ModelResponse, ModelToolCall, ModelUsage } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
+import { collectRun } from '../helpers/agent-run.js';
 
 /** A native model that makes the given calls, one reply per call, then answers; each reply reports `usage`. */
 function nativeModel(
@@ -58,16 +59,6 @@ const askFixer =
     return { ...toolCall, input: reply.text };
   };
 
-async function collect(run: AsyncGenerator<AgentEvent, RunResult>) {
-  const events: AgentEvent[] = [];
-  let next = await run.next();
-  while (!next.done) {
-    events.push(next.value);
-    next = await run.next();
-  }
-  return { events, result: next.value };
-}
-
 /** `usageByModel` summed the way `usage` is. */
 function sumByModel(byModel: Record<string, RunUsage> | undefined): RunUsage {
   return Object.values(byModel ?? {}).reduce(addUsage, {});
@@ -88,7 +79,7 @@ test("repairToolCall's model calls count in usage, usageByModel, cost, the event
   });
   const file = join(dir, 'run.jsonl');
   const writer = createTraceWriter(file, { question: '10 USD in EUR?', modelId: 'native' });
-  const { events, result } = await collect(
+  const { events, result } = await collectRun(
     streamAgent({
       model,
       mode: 'native',

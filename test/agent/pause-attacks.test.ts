@@ -12,11 +12,10 @@ import { runAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { AgentOptions, RunResult, RunState } from '../../src/agent/types.js';
-import type { Model, ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
+import { nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
 
-const SECRET = 'a test secret of at least 32 characters';
 const ACT = 'Thought: write a\nAction: append[a]';
 const ANSWER = 'Thought: done\nAnswer: ok';
 
@@ -53,28 +52,6 @@ const refused = (problem: string, pattern?: RegExp) => (error: unknown) => {
   if (pattern) assert.match(error.message, pattern);
   return true;
 };
-
-/** A native model answering each request with the next reply (tool calls, or a final text). */
-function nativeModel(replies: (ModelToolCall[] | string)[]): Model & { requests: number } {
-  const model = {
-    id: 'native',
-    supportsToolCalls: true,
-    requests: 0,
-    async generate() {
-      const reply = replies[model.requests++];
-      if (reply === undefined) throw new Error('called too often');
-      return typeof reply === 'string'
-        ? { text: reply, toolCalls: [], usage: {}, finishReason: 'stop' as const }
-        : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
-    },
-  };
-  return model;
-}
-const call = (id: string, name: string, input: string): ModelToolCall => ({
-  id,
-  name,
-  input: JSON.stringify({ input }),
-});
 
 test('decisions naming requests the state does not wait for are refused before anything runs', async () => {
   const { tool, state, id, lines } = await paused();
@@ -228,7 +205,7 @@ test('a decision for a call that did not ask (a read in the same native step) is
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
-    model: nativeModel([[call('c1', 'look', 'x'), call('c2', 'append', 'a')]]),
+    model: nativeReplyModel([[textToolCall('c1', 'look', 'x'), textToolCall('c2', 'append', 'a')]]),
   });
   assert.deepEqual(
     first.pending!.map((p) => p.id.replace(/^.*\/step/, 'step')),
@@ -238,7 +215,7 @@ test('a decision for a call that did not ask (a read in the same native step) is
   await assert.rejects(
     resumeAgent({
       ...options,
-      model: nativeModel([]),
+      model: nativeReplyModel([]),
       state: json(first.state!),
       decisions: { [readId]: { type: 'approve' }, [first.pending![0]!.id]: { type: 'approve' } },
     }),
@@ -258,13 +235,19 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
-    model: nativeModel([[call('c1', 'append', 'a'), call('c2', 'append', 'b'), call('c3', 'append', 'c')]]),
+    model: nativeReplyModel([
+      [
+        textToolCall('c1', 'append', 'a'),
+        textToolCall('c2', 'append', 'b'),
+        textToolCall('c3', 'append', 'c'),
+      ],
+    ]),
   });
   const [a, b, c] = first.pending!;
   await assert.rejects(
     resumeAgent({
       ...options,
-      model: nativeModel([]),
+      model: nativeReplyModel([]),
       state: json(first.state!),
       decisions: { [a!.id]: { type: 'approve' }, [c!.id]: { type: 'approve' } },
     }),
@@ -273,7 +256,7 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
   assert.deepEqual(t.lines(), []);
   const done = await resumeAgent({
     ...options,
-    model: nativeModel(['done']),
+    model: nativeReplyModel(['done']),
     state: json(first.state!),
     decisions: { [a!.id]: { approved: true }, [b!.id]: { type: 'approve' }, [c!.id]: 'yes' },
   });
@@ -326,7 +309,10 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
     name: 'helper',
     description: 'Writes.',
     mode: 'native',
-    model: nativeModel([[call('n1', 'append', 'a'), call('n2', 'append', 'b')], 'wrote']),
+    model: nativeReplyModel([
+      [textToolCall('n1', 'append', 'a'), textToolCall('n2', 'append', 'b')],
+      'wrote',
+    ]),
     tools: [t.tool],
   });
   const options = { question: 'q', tools: [helper], pauseForApproval: true } satisfies Partial<AgentOptions>;
@@ -353,7 +339,7 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
 });
 
 test('a signed state: another secret, a wrong-typed or short secret, another version, is refused', async () => {
-  const { tool, state, id, lines } = await paused({ secret: SECRET });
+  const { tool, state, id, lines } = await paused({ secret: TEST_SECRET });
   const decisions = { [id]: { type: 'approve' } };
   const resume = (s: unknown, secret: unknown) =>
     resumeAgent({
@@ -367,13 +353,16 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
   await assert.rejects(resume(state, 'short'), refused('unsigned'));
   await assert.rejects(resume(state, 1e40), refused('unsigned'));
   await assert.rejects(resume(state, { length: 40 }), refused('unsigned'));
-  await assert.rejects(resume({ ...state, version: '1' }, SECRET), refused('version'));
-  await assert.rejects(resume({ ...state, version: 2 }, SECRET), refused('version'));
-  await assert.rejects(resume({ ...state, signature: `${state.signature}A` }, SECRET), refused('signature'));
-  await assert.rejects(resume({ ...state, extra: 1 }, SECRET), refused('signature'));
+  await assert.rejects(resume({ ...state, version: '1' }, TEST_SECRET), refused('version'));
+  await assert.rejects(resume({ ...state, version: 2 }, TEST_SECRET), refused('version'));
+  await assert.rejects(
+    resume({ ...state, signature: `${state.signature}A` }, TEST_SECRET),
+    refused('signature'),
+  );
+  await assert.rejects(resume({ ...state, extra: 1 }, TEST_SECRET), refused('signature'));
   // A state signed by another run with the same secret is that run's: its ids are not this one's.
-  const other = await paused({ secret: SECRET });
-  await assert.rejects(resume(other.state, SECRET), refused('decision'));
+  const other = await paused({ secret: TEST_SECRET });
+  await assert.rejects(resume(other.state, TEST_SECRET), refused('decision'));
   assert.deepEqual(lines(), []);
   assert.deepEqual(other.lines(), []);
 });
@@ -403,13 +392,18 @@ test('each call of a batched native step gets its own callId (deduplicating on i
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
-    model: nativeModel([[call('c1', 'append', 'a'), call('c2', 'append', 'b')]]),
+    model: nativeReplyModel([[textToolCall('c1', 'append', 'a'), textToolCall('c2', 'append', 'b')]]),
   });
   const decisions = Object.fromEntries(first.pending!.map((p) => [p.id, { type: 'approve' }]));
   const resumes: RunResult[] = [];
   for (let i = 0; i < 2; i++)
     resumes.push(
-      await resumeAgent({ ...options, model: nativeModel(['done']), state: json(first.state!), decisions }),
+      await resumeAgent({
+        ...options,
+        model: nativeReplyModel(['done']),
+        state: json(first.state!),
+        decisions,
+      }),
     );
   const ids = t.runs.map((r) => r.callId);
   assert.equal(new Set(ids.slice(0, 2)).size, 2, ids.join(' '));

@@ -9,33 +9,10 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentEvent, AgentOptions, RunResult, RunState } from '../../src/agent/types.js';
-import type { Model, ModelToolCall } from '../../src/models/types.js';
+import type { AgentOptions, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
-
-/** A native model that answers each request with the next reply (tool calls, or a final text). */
-function nativeModel(replies: (ModelToolCall[] | string)[]): Model & { requests: number } {
-  const model = {
-    id: 'native',
-    supportsToolCalls: true,
-    requests: 0,
-    async generate() {
-      const reply: ModelToolCall[] | string | undefined = replies[model.requests++];
-      if (reply === undefined) throw new Error('called too often');
-      return typeof reply === 'string'
-        ? { text: reply, toolCalls: [], usage: {}, finishReason: 'stop' as const }
-        : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
-    },
-  };
-  return model;
-}
-
-const call = (id: string, name: string, input: string): ModelToolCall => ({
-  id,
-  name,
-  input: JSON.stringify({ input }),
-});
+import { collectRun, nativeReplyModel, textToolCall } from '../helpers/agent-run.js';
 
 /** A write tool that logs each run, and a read tool that counts its runs. */
 function tools(log: string[] = []) {
@@ -59,17 +36,11 @@ function tools(log: string[] = []) {
   return { append, look, log, counter };
 }
 
-const STEP = [call('c1', 'look', 'x'), call('c2', 'append', 'a'), call('c3', 'append', 'b')];
-
-async function collect(run: AsyncGenerator<AgentEvent, RunResult>) {
-  const events: AgentEvent[] = [];
-  let next = await run.next();
-  while (!next.done) {
-    events.push(next.value);
-    next = await run.next();
-  }
-  return { events, result: next.value };
-}
+const STEP = [
+  textToolCall('c1', 'look', 'x'),
+  textToolCall('c2', 'append', 'a'),
+  textToolCall('c3', 'append', 'b'),
+];
 
 async function pausedStep() {
   const t = tools();
@@ -79,8 +50,8 @@ async function pausedStep() {
     tools: [t.look, t.append],
     pauseForApproval: true,
   } satisfies Partial<AgentOptions>;
-  const model = nativeModel([STEP]);
-  const { events, result } = await collect(streamAgent({ ...options, model }));
+  const model = nativeReplyModel([STEP]);
+  const { events, result } = await collectRun(streamAgent({ ...options, model }));
   const state = JSON.parse(JSON.stringify(result.state)) as RunState;
   return { ...t, options, model, events, result, state };
 }
@@ -113,7 +84,7 @@ test('pauseForApproval: a step asking for two tools that need approval pauses on
 test('resume with both decisions: each approved call runs once, a rejected one never, in one resumed run', async () => {
   const { result, state, options, log, counter } = await pausedStep();
   const [a, b] = result.pending!;
-  const model = nativeModel(['done']);
+  const model = nativeReplyModel(['done']);
   const done = await resumeAgent({
     ...options,
     model,
@@ -139,7 +110,7 @@ test('resume with both decisions: each approved call runs once, a rejected one n
 test('a decision missing for one of the step’s requests is refused with a clear error; nothing runs', async () => {
   const { result, state, options, log, counter } = await pausedStep();
   const [a, b] = result.pending!;
-  const model = nativeModel(['done']);
+  const model = nativeReplyModel(['done']);
   await assert.rejects(
     resumeAgent({ ...options, model, state, decisions: { [a!.id]: { type: 'approve' } } }),
     (error: unknown) => {
@@ -160,7 +131,7 @@ test('a state of a later pause keeps the step’s batched approvals and tool cal
   const decisions = Object.fromEntries(result.pending!.map((p) => [p.id, { type: 'approve' }]));
   const again = await resumeAgent({
     ...options,
-    model: nativeModel([[call('c4', 'append', 'c')]]),
+    model: nativeReplyModel([[textToolCall('c4', 'append', 'c')]]),
     state,
     decisions,
   });
@@ -181,12 +152,12 @@ test('a state of a later pause keeps the step’s batched approvals and tool cal
   const forged = JSON.parse(JSON.stringify(again.state)) as RunState;
   forged.journal = forged.journal.filter((e) => e.name !== 'step-1-tool');
   await assert.rejects(
-    resumeAgent({ ...options, model: nativeModel([]), state: forged, decisions: {} }),
+    resumeAgent({ ...options, model: nativeReplyModel([]), state: forged, decisions: {} }),
     /the approval step-1-approval is not followed by its tool call/,
   );
   const done = await resumeAgent({
     ...options,
-    model: nativeModel(['done']),
+    model: nativeReplyModel(['done']),
     state: JSON.parse(JSON.stringify(again.state)) as RunState,
     decisions: { [again.pending![0]!.id]: { type: 'approve' } },
   });
@@ -197,7 +168,7 @@ test('a state of a later pause keeps the step’s batched approvals and tool cal
 test('approve (no pause) is asked one call at a time, in order, each call running before the next is asked', async () => {
   const t = tools();
   const result = await runAgent({
-    model: nativeModel([STEP, 'done']),
+    model: nativeReplyModel([STEP, 'done']),
     mode: 'native',
     question: 'Write a and b.',
     tools: [t.look, t.append],
@@ -222,11 +193,11 @@ test('a read made before a nested agent paused in the same step is not made agai
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
-    model: nativeModel([[call('c1', 'look', 'x'), call('c2', 'helper', 'write n')]]),
+    model: nativeReplyModel([[textToolCall('c1', 'look', 'x'), textToolCall('c2', 'helper', 'write n')]]),
   });
   assert.equal(first.status, 'paused');
   assert.equal(t.counter.reads, 1);
-  const model = nativeModel(['done']);
+  const model = nativeReplyModel(['done']);
   const done = await resumeAgent({
     ...options,
     model,

@@ -4,11 +4,10 @@ import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent, streamResumedAgent } from '../../src/agent/resume.js';
-import type { AgentEvent, AgentOptions, RunResult, RunState } from '../../src/agent/types.js';
+import type { AgentEvent, AgentOptions, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
-
-const SECRET = 'a test secret of at least 32 characters';
+import { collectRun, TEST_SECRET } from '../helpers/agent-run.js';
 
 /** A write tool that counts its runs and keeps what it wrote. */
 function appendTool() {
@@ -30,22 +29,12 @@ const ACT_A = 'Thought: write a\nAction: append[a]';
 const ACT_B = 'Thought: write b\nAction: append[b]';
 const ANSWER = 'Thought: done\nAnswer: ok';
 
-async function collect(run: AsyncGenerator<AgentEvent, RunResult>) {
-  const events: AgentEvent[] = [];
-  let next = await run.next();
-  while (!next.done) {
-    events.push(next.value);
-    next = await run.next();
-  }
-  return { events, result: next.value };
-}
-
 /** A run that pauses at its first action, with the state as it comes back from storage (JSON). */
 async function pausedRun(extra: Partial<AgentOptions> = {}) {
   const { tool, lines } = appendTool();
   const model = scriptedModel([ACT_A]);
   const options = { question: 'Write a.', tools: [tool], pauseForApproval: true, ...extra };
-  const { events, result } = await collect(streamAgent({ model, ...options }));
+  const { events, result } = await collectRun(streamAgent({ model, ...options }));
   model.assertAllUsed();
   const state = JSON.parse(JSON.stringify(result.state)) as RunState;
   return { events, result, state, lines, tool, options };
@@ -80,7 +69,7 @@ test('resume with an approval: the tool runs once, no earlier model call is made
   const { result, state, lines, tool } = await pausedRun();
   const model = scriptedModel([ANSWER]);
   const id = result.pending![0]!.id;
-  const { events, result: resumed } = await collect(
+  const { events, result: resumed } = await collectRun(
     streamResumedAgent({ model, tools: [tool], state, decisions: { [id]: { type: 'approve' } } }),
   );
   model.assertAllUsed();
@@ -240,11 +229,11 @@ test('approve can pause case by case with { type: "pause" }', async () => {
 });
 
 test('with a secret, the state is signed; a tampered, foreign or unsigned state is refused', async () => {
-  const { result, state, tool, lines } = await pausedRun({ secret: SECRET });
+  const { result, state, tool, lines } = await pausedRun({ secret: TEST_SECRET });
   assert.match(state.signature ?? '', /^hmac-sha256:[A-Za-z0-9_-]+$/);
   const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
   const model = scriptedModel([ANSWER]);
-  const resume = (s: unknown, secret: string | null = SECRET) =>
+  const resume = (s: unknown, secret: string | null = TEST_SECRET) =>
     resumeAgent({
       model,
       tools: [tool],

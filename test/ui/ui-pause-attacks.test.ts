@@ -7,14 +7,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { readUIMessageStream, type UIMessage } from 'ai';
+import type { UIMessage } from 'ai';
 import type { Model, ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
-import type { TaoloopUIMessage, TaoloopUIMessageChunk } from '../../src/ui/ui-stream.js';
+import type { TaoloopUIMessage } from '../../src/ui/ui-stream.js';
+import { TEST_SECRET } from '../helpers/agent-run.js';
+import { chatRequest, clientMessage } from '../helpers/ui-chat.js';
 
-const SECRET = 'a test secret of at least 32 characters';
 const question: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Email Ann.' }] };
 const ACT = 'Thought: send it\nAction: send_email[ann@example.com]';
 
@@ -40,32 +41,6 @@ function tools() {
   return { tools: [send, look], sent, to: () => sent.map((s) => s.to) };
 }
 
-function chatRequest(messages: unknown): Request {
-  return new Request('http://127.0.0.1/api/chat', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id: 'chat-1', messages, trigger: 'submit-message' }),
-  });
-}
-
-async function clientMessage(response: Response, message?: TaoloopUIMessage): Promise<TaoloopUIMessage> {
-  assert.equal(response.status, 200, await response.clone().text());
-  const chunks = (await response.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
-    .map((line) => JSON.parse(line.slice(6)) as TaoloopUIMessageChunk);
-  const stream = new ReadableStream<TaoloopUIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let last: TaoloopUIMessage | undefined;
-  for await (const m of readUIMessageStream<TaoloopUIMessage>({ stream, ...(message && { message }) }))
-    last = m;
-  return structuredClone(last!);
-}
-
 type Part = Record<string, unknown> & { approval?: Record<string, unknown> };
 
 /** The message with each requested approval answered by `answer(part, i)` (as `addToolApprovalResponse` does). */
@@ -87,7 +62,7 @@ const requestedId = (message: TaoloopUIMessage) =>
 
 async function pausedChat(model: Model = scriptedModel([ACT]), conversation: UIMessage[] = [question]) {
   const t = tools();
-  const options = { tools: t.tools, pauseForApproval: true, secret: SECRET };
+  const options = { tools: t.tools, pauseForApproval: true, secret: TEST_SECRET };
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model, request: chatRequest(conversation) }),
   );
@@ -230,7 +205,7 @@ test('batched approvals: a response for one of the step’s two requests gets a 
     },
   });
   const t = tools();
-  const options = { tools: t.tools, mode: 'native', pauseForApproval: true, secret: SECRET } as const;
+  const options = { tools: t.tools, mode: 'native', pauseForApproval: true, secret: TEST_SECRET } as const;
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model: native(calls), request: chatRequest([question]) }),
   );

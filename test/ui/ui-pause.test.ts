@@ -6,21 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  readUIMessageStream,
-  type ToolUIPart,
-  type UIMessage,
-} from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type ToolUIPart, type UIMessage } from 'ai';
 import { agentTool } from '../../src/agent/agent-tool.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import type { Model, ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
-import type { TaoloopUIMessage, TaoloopUIMessageChunk } from '../../src/ui/ui-stream.js';
+import type { TaoloopUIMessage } from '../../src/ui/ui-stream.js';
+import { TEST_SECRET } from '../helpers/agent-run.js';
+import { chatRequest, clientMessage } from '../helpers/ui-chat.js';
 
-const SECRET = 'a test secret of at least 32 characters';
 const question: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Email Ann.' }] };
 
 function sendEmailTool() {
@@ -36,33 +32,6 @@ function sendEmailTool() {
     },
   });
   return { tool, sent };
-}
-
-function chatRequest(messages: unknown): Request {
-  return new Request('http://127.0.0.1/api/chat', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ id: 'chat-1', messages, trigger: 'submit-message' }),
-  });
-}
-
-/** The assistant message the client has after reading `response` (continuing `message`, as useChat does). */
-async function clientMessage(response: Response, message?: TaoloopUIMessage): Promise<TaoloopUIMessage> {
-  assert.equal(response.status, 200, await response.clone().text());
-  const chunks = (await response.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]')
-    .map((line) => JSON.parse(line.slice(6)) as TaoloopUIMessageChunk);
-  const stream = new ReadableStream<TaoloopUIMessageChunk>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  let last: TaoloopUIMessage | undefined;
-  for await (const m of readUIMessageStream<TaoloopUIMessage>({ stream, ...(message && { message }) }))
-    last = m;
-  return structuredClone(last!);
 }
 
 /** What `addToolApprovalResponse({ id, approved, reason })` does to the message. */
@@ -89,7 +58,7 @@ function toolPart(message: TaoloopUIMessage) {
 
 async function pausedChat() {
   const { tool, sent } = sendEmailTool();
-  const options = { tools: [tool], pauseForApproval: true, secret: SECRET };
+  const options = { tools: [tool], pauseForApproval: true, secret: TEST_SECRET };
   const first = await createAgentUIStreamResponse({
     ...options,
     model: scriptedModel(['Thought: send it\nAction: send_email[ann@example.com]']),
@@ -192,7 +161,7 @@ test('a nested agent’s approval is a tool approval request of its own; the res
     'Thought: sent\nAnswer: the email went to Ann',
   ]);
   const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
-  const options = { tools: [helper], pauseForApproval: true, secret: SECRET };
+  const options = { tools: [helper], pauseForApproval: true, secret: TEST_SECRET };
   const outerFirst = scriptedModel(['Thought: ask the mailer\nAction: mailer[email Ann]']);
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model: outerFirst, request: chatRequest([question]) }),
@@ -251,7 +220,7 @@ test('a nested approval denied in the chat: the nested tool never runs and its p
     'Thought: refused\nAnswer: not sent',
   ]);
   const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
-  const options = { tools: [helper], pauseForApproval: true, secret: SECRET };
+  const options = { tools: [helper], pauseForApproval: true, secret: TEST_SECRET };
   const message = await clientMessage(
     await createAgentUIStreamResponse({
       ...options,
@@ -285,7 +254,7 @@ test('native mode: a step’s two approvals arrive as two approval requests in o
         : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
     },
   });
-  const options = { tools: [tool], mode: 'native', pauseForApproval: true, secret: SECRET } as const;
+  const options = { tools: [tool], mode: 'native', pauseForApproval: true, secret: TEST_SECRET } as const;
   const calls = ['ann@example.com', 'bob@example.com'].map((to, i) => ({
     id: `c${i}`,
     name: 'send_email',

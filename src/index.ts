@@ -26,7 +26,12 @@ export {
   summaryCompaction,
 } from './agent/compaction.js';
 export type { AgentMessage, AgentMessagePart } from './agent/conversation.js';
-export { AgentConfigError, InvalidToolInputError, NoSuchToolError } from './agent/errors.js';
+export {
+  AgentConfigError,
+  BudgetExceededError,
+  InvalidToolInputError,
+  NoSuchToolError,
+} from './agent/errors.js';
 export { FINAL_ANSWER_TOOL } from './agent/final-answer.js';
 export type {
   OnStepEndFunction,

@@ -12,6 +12,7 @@
  */
 import type { Model } from '../models/types.js';
 import { estimateTokens, fitEntries } from './context.js';
+import { BudgetExceededError } from './errors.js';
 import type { PrepareStepFunction, PrepareStepOptions } from './hook-types.js';
 import type { Step, StepObservation } from './types.js';
 
@@ -76,8 +77,11 @@ interface RunSummary {
  * summarised together. When there is nothing left to summarise, the marker strategy shortens the rest.
  *
  * The summary call goes through the run's journal and counts in its usage, cost and budgets (a
- * `hook-model-end` event with `purpose: 'summary'`). A failed summary call ends the run with `error`
- * (`compaction failed: ...`). Does nothing when the context window is unknown (set `contextWindowTokens`).
+ * `hook-model-end` event with `purpose: 'summary'`). It is checked against the run's token and cost budgets
+ * before it is made, like the run's own calls: when they have no room for it, no summary is written for
+ * this step and the marker strategy shortens the old observations instead (the run's own call is then
+ * checked as usual, and ends the run with `budget` if it does not fit either); the next compaction tries
+ * the summary again. A failed summary call ends the run with `error` (`compaction failed: ...`). Does nothing when the context window is unknown (set `contextWindowTokens`).
  * One strategy object may serve several runs at once: what it remembers is per run.
  *
  * @example
@@ -99,17 +103,36 @@ export function summaryCompaction(options: SummaryCompactionOptions): PrepareSte
     if (transcriptTokens(view) > budget) {
       const upTo = steps.length - keepLatest;
       if (upTo > (summary?.upTo ?? 0)) {
-        summary = {
-          upTo,
-          text: await summarise(args, options, summary, steps.slice(summary?.upTo ?? 0, upTo)),
-        };
-        runs.set(steps, summary);
-        view = withSummary(steps, summary);
+        const text = await summariseWithinBudget(
+          args,
+          options,
+          summary,
+          steps.slice(summary?.upTo ?? 0, upTo),
+        );
+        // No room in the budget for the summary: the markers below shorten what it would have replaced.
+        if (text !== undefined) {
+          summary = { upTo, text };
+          runs.set(steps, summary);
+          view = withSummary(steps, summary);
+        }
       }
       view = fitSteps(view, budget);
     }
     return view === steps ? undefined : { messages: args.renderMessages(view) };
   };
+}
+
+/**
+ * {@link summarise}, or `undefined` when the run's budget has no room for the summary call (the call is not
+ * made; see {@link summaryCompaction}).
+ */
+async function summariseWithinBudget(...args: Parameters<typeof summarise>): Promise<string | undefined> {
+  try {
+    return await summarise(...args);
+  } catch (error) {
+    if (error instanceof BudgetExceededError) return undefined;
+    throw error;
+  }
 }
 
 /** Asks the summary model for a summary of the previous one and `steps`' observations. */

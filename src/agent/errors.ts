@@ -1,5 +1,6 @@
 /**
- * Errors the agent throws for caller mistakes, and the errors a tool-call repair is told about.
+ * Errors the agent throws for caller mistakes, the errors a tool-call repair is told about, and the one a
+ * hook's `generate` throws when the budget has no room for its call.
  *
  * @module
  */
@@ -33,4 +34,15 @@ export class InvalidToolInputError extends Error {
   ) {
     super(problem);
   }
+}
+
+/**
+ * Thrown by a hook's `generate` (`prepareStep`, a compaction strategy) instead of making a model call the
+ * run's token or cost budget has no room for (checked like the run's own calls, before the call, on the
+ * hook's request). `message` is the budget's reason, as a run stopped by it reports in `error` (`token
+ * budget: ...` or `cost budget: ...`). Thrown out of the hook, it ends the run with status `budget`;
+ * `summaryCompaction` catches it and shortens the transcript with markers instead.
+ */
+export class BudgetExceededError extends Error {
+  override name = 'BudgetExceededError';
 }

@@ -13,6 +13,7 @@ import { errorMessage } from '../util/own.js';
 import { journalOf } from './act.js';
 import type { Budget } from './budget.js';
 import { markerCompaction } from './compaction.js';
+import { BudgetExceededError } from './errors.js';
 import { forceAnswerRequest } from './final-answer.js';
 import type {
   OnStepEndFunction,
@@ -54,10 +55,12 @@ export interface PrepareContext {
 
 /**
  * Builds the step's request and passes it through the compaction strategy, then `prepareStep`. Yields a
- * `hook-model-end` event for each model call a hook made.
+ * `hook-model-end` event for each model call a hook made. A hook's `generate` checks the run's budget
+ * before each call and throws {@link BudgetExceededError} when there is no room.
  *
  * @throws {Error} `prepareStep failed: ...` (or `compaction failed: ...`) when a hook throws or returns
  * something that cannot be used.
+ * @throws {BudgetExceededError} unwrapped, when a hook let its `generate`'s refusal through.
  */
 export async function* prepareCall(context: PrepareContext): AsyncGenerator<AgentEvent, PreparedCall> {
   const { plan, options, step, steps } = context;
@@ -80,6 +83,10 @@ export async function* prepareCall(context: PrepareContext): AsyncGenerator<Agen
     ...(options.signal && { signal: options.signal }),
     renderMessages: (changed) => renderStepMessages(plan, changed),
     generate: async (model, hookRequest, purpose) => {
+      // Checked like the run's own calls, before the call; a refused call is not journaled (a replay
+      // re-checks it on the same budget and refuses it again).
+      const over = context.budget.check(hookRequest);
+      if (over !== undefined) throw new BudgetExceededError(over);
       calls += 1;
       const name = `step-${step}-hook-${calls}`;
       const response = await journalOf(options)(name, () =>
@@ -125,6 +132,8 @@ async function runHook(
       throw new Error(`it returned ${typeof changes}, not an object or undefined`);
     return changes;
   } catch (error) {
+    // The budget, not the hook, stops the run: `nextCall` reads it as the `budget` limit.
+    if (error instanceof BudgetExceededError) throw error;
     throw new Error(`${name} failed: ${errorMessage(error)}`);
   }
 }

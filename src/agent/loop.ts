@@ -108,7 +108,8 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         break;
       }
       if ('status' in call) {
-        if (options.forceFinalAnswer && !signal?.aborted) {
+        // A limit met while preparing the forced call itself (a hook's model call over budget) ends the run.
+        if (options.forceFinalAnswer && !run.forcing && !signal?.aborted) {
           run.forcing = call;
           continue;
         }

@@ -13,6 +13,7 @@ import { abortedMessage } from '../util/signal.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { journaledTurn, newRunId } from './durable.js';
+import { BudgetExceededError } from './errors.js';
 import { type AnsweredBy, callWithFallbacks } from './fallback.js';
 import { finalAnswerTurn } from './final-answer.js';
 import { type PreparedCall, prepareCall } from './hooks.js';
@@ -138,7 +139,9 @@ export function stopped(run: Run): RunResult {
 /**
  * The next model call, or the limit that stops the run before it. The step limit is checked before the
  * hooks run (no summary is written for a run that stops here), the budget on the request they prepared
- * (compaction, `prepareStep`). The call `forceFinalAnswer` asks for is not limited.
+ * (compaction, `prepareStep`). The call `forceFinalAnswer` asks for is not limited, but a hook's own model
+ * call always is: a hook that lets its `generate`'s {@link BudgetExceededError} through stops the run with
+ * `budget` (the forced call included: the hook could not do what it needed for it).
  *
  * @throws {Error} when a hook fails (`prepareStep failed: ...`).
  */
@@ -146,16 +149,22 @@ export async function* nextCall(run: Run, index: number): AsyncGenerator<AgentEv
   const { options, budget } = run;
   if (!run.forcing && run.actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS))
     return { status: 'max_steps' };
-  const call = yield* prepareCall({
-    plan: run.plan,
-    options,
-    router: run.router,
-    budget,
-    step: index,
-    steps: run.steps,
-    sendStop: run.stopState.send,
-    forced: run.forcing !== undefined,
-  });
+  let call: PreparedCall;
+  try {
+    call = yield* prepareCall({
+      plan: run.plan,
+      options,
+      router: run.router,
+      budget,
+      step: index,
+      steps: run.steps,
+      sendStop: run.stopState.send,
+      forced: run.forcing !== undefined,
+    });
+  } catch (error) {
+    if (error instanceof BudgetExceededError) return { status: 'budget', error: error.message };
+    throw error;
+  }
   const overBudget = run.forcing ? undefined : budget.check(call.request);
   return overBudget === undefined ? call : { status: 'budget', error: overBudget };
 }

@@ -152,3 +152,33 @@ test('summaryCompaction refuses a negative keepLatestSteps', () => {
     /keepLatestSteps/,
   );
 });
+
+test('a summary the token budget has no room for is not asked for: markers shorten the transcript and the run goes on', async () => {
+  // A long summary prompt (about 5,000 tokens of instructions) makes the summary call larger than the
+  // marker-shortened step, so only the step fits in what is left of the budget.
+  const summarizer = scriptedModel([]);
+  const main = scriptedModel([read(1), read(2), read(3), ANSWER], {
+    usage: { inputTokens: 10, outputTokens: 5 },
+  });
+  const { result, events } = await run({
+    model: main,
+    question: 'What is the code on page 3?',
+    tools: [page],
+    ...WINDOW,
+    maxTokens: 7600,
+    compaction: summaryCompaction({
+      model: summarizer,
+      keepLatestSteps: 1,
+      instructions: `Summarise. ${'Keep every number. '.repeat(1000)}`,
+    }),
+  });
+  assert.equal(result.status, 'answered', result.error);
+  main.assertAllUsed();
+  assert.equal(summarizer.requests.length, 0, 'the summary call was not made');
+  assert.equal(events.filter((e) => e.type === 'hook-model-end').length, 0);
+  const fourth = main.requests[3]!.messages.map((m) => m.content).join('\n');
+  assert.match(fourth, /\[observation shortened to fit the context window: \d+ characters\]/);
+  assert.doesNotMatch(fourth, /\[summary of the observations/);
+  assert.match(fourth, /PAGE-3 says/);
+  assert.deepEqual(result.usage, { inputTokens: 40, outputTokens: 20, cachedInputTokens: undefined });
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { BudgetExceededError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import type { Model, ModelRequest, ModelResponse } from '../../src/models/types.js';
@@ -195,4 +196,40 @@ test('an onStepEnd that throws does not break the run: a hook-error event says s
   // The hook error comes right after the step it concerns.
   const at = events.findIndex((e) => e.type === 'hook-error');
   assert.equal(events[at - 1]?.type, 'step-end');
+});
+
+test("a hook's model call the budget has no room for is not made: the run ends with budget, not error", async () => {
+  for (const forceFinalAnswer of [false, true]) {
+    const helper = scriptedModel(['a note']);
+    const main = scriptedModel([ACTION, ANSWER], { usage: { inputTokens: 100, outputTokens: 10 } });
+    let refusal: unknown;
+    const result = await runAgent({
+      model: main,
+      question: '1 + 1?',
+      tools: [calculator],
+      maxTokens: 1000,
+      forceFinalAnswer,
+      prepareStep: async ({ step, generate }) => {
+        if (step === 1) return undefined;
+        // About 2,500 tokens: more than the 890 left.
+        const ask = { messages: [{ role: 'user' as const, content: 'x'.repeat(10_000) }] };
+        try {
+          await generate(helper, ask, 'notes');
+        } catch (error) {
+          refusal = error;
+          throw error;
+        }
+        return undefined;
+      },
+    });
+    assert.equal(helper.requests.length, 0, 'the helper model was not called');
+    assert.equal(main.requests.length, 1, 'nor the run model again (a forced call included)');
+    assert.ok(refusal instanceof BudgetExceededError, 'generate threw BudgetExceededError');
+    assert.equal(result.status, 'budget');
+    assert.match(
+      result.error ?? '',
+      /^token budget: 110 of 1000 tokens used, and the next call needs about 25\d\d more\.$/,
+    );
+    assert.equal(result.steps.length, 1);
+  }
 });

@@ -1,9 +1,10 @@
 /**
- * Set-up shared by the chat route's approval tests (test/ui/ui-pause*.test.ts): the request `useChat` sends,
- * and the assistant message its client side holds after reading a response.
+ * Set-up shared by the chat route's tests (test/ui/): the request `useChat` sends, the assistant message its
+ * client side holds after reading a response, and a tool that needs approval.
  */
 import assert from 'node:assert/strict';
 import { readUIMessageStream } from 'ai';
+import { defineTool } from '../../src/tools/define.js';
 import type { TaoloopUIMessage, TaoloopUIMessageChunk } from '../../src/ui/ui-stream.js';
 
 /** The POST that `useChat` sends for `messages` (chat `chat-1`, trigger `submit-message`). */
@@ -40,4 +41,20 @@ export async function clientMessage(
   for await (const m of readUIMessageStream<TaoloopUIMessage>({ stream, ...(message && { message }) }))
     last = m;
   return structuredClone(last!);
+}
+
+/** A `send_email` tool with external effects (so it needs approval); `sent` lists each address it ran for. */
+export function sendEmailTool() {
+  const sent: string[] = [];
+  const tool = defineTool({
+    name: 'send_email',
+    description: 'Sends an email.',
+    input: 'text',
+    effects: 'external',
+    run: (to) => {
+      sent.push(to);
+      return `sent to ${to}`;
+    },
+  });
+  return { tool, sent };
 }

@@ -11,28 +11,12 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import type { Model, ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
-import { defineTool } from '../../src/tools/define.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
 import type { TaoloopUIMessage } from '../../src/ui/ui-stream.js';
 import { TEST_SECRET } from '../helpers/agent-run.js';
-import { chatRequest, clientMessage } from '../helpers/ui-chat.js';
+import { chatRequest, clientMessage, sendEmailTool } from '../helpers/ui-chat.js';
 
 const question: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Email Ann.' }] };
-
-function sendEmailTool() {
-  const sent: string[] = [];
-  const tool = defineTool({
-    name: 'send_email',
-    description: 'Sends an email.',
-    input: 'text',
-    effects: 'external',
-    run: (to) => {
-      sent.push(to);
-      return `sent to ${to}`;
-    },
-  });
-  return { tool, sent };
-}
 
 /** What `addToolApprovalResponse({ id, approved, reason })` does to the message. */
 function respond(message: TaoloopUIMessage, approved: boolean, reason?: string): TaoloopUIMessage {

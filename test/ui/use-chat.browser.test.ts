@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext } from 'playwright-core';
 import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
-import { defineTool } from '../../src/tools/define.js';
 import { type AgentUIStreamResponseOptions, createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { sendEmailTool } from '../helpers/ui-chat.js';
 import { browserProblem, launchChromium } from '../web/helpers.js';
 
 const skip = await browserProblem();
@@ -104,16 +104,17 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
   });
   after(() => closeBrowser?.());
 
-  test('shows the tool call, its output and the answer; a follow-up carries the first turn', async (t) => {
-    const fake = await startFakeOpenAI({
-      replies: [
-        'Thought: I need 20 times 12.\nAction: calculator[20 * 12]',
-        'Thought: That is the yearly price.\nAnswer: 240 USD',
-        'Thought: Seven seats at 240 each.\nAction: calculator[240 * 7]',
-        'Thought: Done.\nAnswer: 1680 USD',
-      ],
-    });
-    const app = await startApp(fake);
+  /**
+   * The app on a fake model server that sends `replies`, opened in a fresh page; all three are closed when
+   * `t` ends. `problems` collects the page's uncaught errors.
+   */
+  async function openApp(
+    t: TestContext,
+    replies: string[],
+    extra: Partial<AgentUIStreamResponseOptions> = {},
+  ) {
+    const fake = await startFakeOpenAI({ replies });
+    const app = await startApp(fake, extra);
     const page = await context.newPage();
     t.after(async () => {
       await page.close();
@@ -123,6 +124,16 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
     await page.goto(app.url);
+    return { fake, page, problems };
+  }
+
+  test('shows the tool call, its output and the answer; a follow-up carries the first turn', async (t) => {
+    const { fake, page, problems } = await openApp(t, [
+      'Thought: I need 20 times 12.\nAction: calculator[20 * 12]',
+      'Thought: That is the yearly price.\nAnswer: 240 USD',
+      'Thought: Seven seats at 240 each.\nAction: calculator[240 * 7]',
+      'Thought: Done.\nAnswer: 1680 USD',
+    ]);
 
     await page.getByLabel('Message').fill('Price of Pro per seat per year at 20 USD a month?');
     await page.getByRole('button', { name: 'Send' }).click();
@@ -158,37 +169,15 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
   });
 
   test('a tool call needing approval pauses the run; Approve in the page resumes it into the same message', async (t) => {
-    const fake = await startFakeOpenAI({
-      replies: [
+    const { tool: sendEmail, sent } = sendEmailTool();
+    const { fake, page, problems } = await openApp(
+      t,
+      [
         'Thought: I will email Ann.\nAction: send_email[ann@example.com]',
         'Thought: Sent.\nAnswer: Ann has it.',
       ],
-    });
-    const sent: string[] = [];
-    const sendEmail = defineTool({
-      name: 'send_email',
-      description: 'Sends an email.',
-      input: 'text',
-      effects: 'external',
-      run: (to) => {
-        sent.push(to);
-        return `sent to ${to}`;
-      },
-    });
-    const app = await startApp(fake, {
-      tools: [sendEmail],
-      pauseForApproval: true,
-      secret: 'the secret of this test, 32 chars or more',
-    });
-    const page = await context.newPage();
-    t.after(async () => {
-      await page.close();
-      await app.close();
-      await fake.close();
-    });
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(app.url);
+      { tools: [sendEmail], pauseForApproval: true, secret: 'the secret of this test, 32 chars or more' },
+    );
 
     await page.getByLabel('Message').fill('Email Ann.');
     await page.getByRole('button', { name: 'Send' }).click();

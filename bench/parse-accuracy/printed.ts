@@ -8,6 +8,7 @@
  */
 
 import { mulberry32 } from '../../scripts/lib/mulberry32.js';
+import { randomChunks } from '../../scripts/lib/random-chunks.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
 import { turnParts } from '../../src/cli/turn-parts.js';
 import {
@@ -19,7 +20,6 @@ import {
 } from '../../src/react/labels.js';
 import { readReply } from '../../src/react/reply.js';
 import type { Case } from './cases.js';
-import { chunksOf } from './streamed.js';
 
 /** Chunkings tried per turn, besides one character at a time. */
 export const PRINT_CHUNKINGS_PER_TURN = 10;
@@ -48,7 +48,7 @@ export function checkPrinted(turns: readonly Case[], seed = 16): PrintedCheck {
     const parts = turnParts(read.turn, turn.text, read.reasoning, l);
     const whole = parts.map((part) => `${part.text}\n`).join('');
     const chunkings = [[...turn.text]];
-    for (let i = 0; i < PRINT_CHUNKINGS_PER_TURN; i++) chunkings.push(chunksOf(turn.text, next));
+    for (let i = 0; i < PRINT_CHUNKINGS_PER_TURN; i++) chunkings.push(randomChunks(turn.text, next));
     let outcome: 'same' | 'reprinted' | 'miss' = 'same';
     for (const chunks of chunkings) {
       let printed = '';

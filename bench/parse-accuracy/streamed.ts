@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { mulberry32 } from '../../scripts/lib/mulberry32.js';
+import { randomChunks } from '../../scripts/lib/random-chunks.js';
 import { LABEL_SETS, type LabelLanguage, mergeLabels } from '../../src/react/labels.js';
 import { parseTurn } from '../../src/react/parse.js';
 import { readReply } from '../../src/react/reply.js';
@@ -22,16 +23,6 @@ export interface StreamedMiss {
   chunks: string[];
   streamed: unknown;
   whole: unknown;
-}
-
-export function chunksOf(text: string, next: () => number): string[] {
-  const chunks: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    const size = 1 + Math.floor(next() * 12);
-    chunks.push(text.slice(at, at + size));
-    at += size;
-  }
-  return chunks;
 }
 
 function labelsFor(language: string | undefined) {
@@ -61,7 +52,7 @@ export function checkStreamed(turns: readonly Case[], seed = 16): { same: number
     const whole = parseTurn(turn.text, { tools: turn.tools, ...(labels ? { labels } : {}) });
     let miss: StreamedMiss | undefined;
     for (let i = 0; i < CHUNKINGS_PER_TURN && !miss; i++) {
-      const chunks = chunksOf(turn.text, next);
+      const chunks = randomChunks(turn.text, next);
       const streamed = readStreamed(chunks, turn);
       if (!isDeepStrictEqual(streamed, whole)) miss = { turn, chunks, streamed, whole };
     }

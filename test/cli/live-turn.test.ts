@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { stripVTControlCharacters } from 'node:util';
 import { mulberry32 } from '../../scripts/lib/mulberry32.js';
+import { randomChunks } from '../../scripts/lib/random-chunks.js';
 import type { AgentEvent } from '../../src/agent/types.js';
 import { consumeRun } from '../../src/cli/commands/run.js';
 import { LiveTurn } from '../../src/cli/live-turn.js';
@@ -91,16 +92,6 @@ const plain = (text: string) => stripVTControlCharacters(text);
 
 const characters = (text: string) => [...text];
 
-function chunksOf(text: string, next: () => number): string[] {
-  const chunks: string[] = [];
-  for (let at = 0; at < text.length; ) {
-    const size = 1 + Math.floor(next() * 12);
-    chunks.push(text.slice(at, at + size));
-    at += size;
-  }
-  return chunks;
-}
-
 function labelsOf(language: string | undefined): LabelSet | undefined {
   if (language === undefined || language === 'en') return undefined;
   return mergeLabels(LABEL_SETS[language as LabelLanguage]);
@@ -115,7 +106,11 @@ test('every corpus turn, in any chunking, prints exactly what the whole turn pri
   for (const turn of corpus) {
     const labels = labelsOf(turn.language);
     const options = { tools: turn.tools ?? [], ...(labels && { labels }) };
-    for (const chunks of [characters(turn.text), chunksOf(turn.text, next), chunksOf(turn.text, next)]) {
+    for (const chunks of [
+      characters(turn.text),
+      randomChunks(turn.text, next),
+      randomChunks(turn.text, next),
+    ]) {
       const { out, whole } = stream(chunks, options);
       if (CONTRADICTED.has(turn.kind)) {
         // What was printed stays, and the whole turn follows it on its own lines.

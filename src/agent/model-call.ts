@@ -18,11 +18,23 @@ import type { AgentEvent } from './types.js';
  * reading (cancelling the request) as soon as the model starts writing its own observation, or a new step
  * after its answer, so a server that ignores stop sequences costs no more tokens. Returns the complete
  * response. A consumer that stops reading the run closes the stream and cancels the request.
+ *
+ * A streamed call that `request.signal` aborts once the request was sent (the run's abort or `timeoutMs`,
+ * or `modelTimeoutMs`) throws as before, but first passes what it spent to `options.onAborted`: the usage
+ * the provider reported if it got that far, else {@link estimateUsage} of the request and the text received
+ * (marked `estimated`, as for a stream cut client-side), since the prompt was sent and that text generated.
  */
 export async function* callModel(
   model: Model,
   request: ModelRequest,
-  options: { stream: boolean; labels: LabelSet; cut?: boolean; step: number; maxChars?: number },
+  options: {
+    stream: boolean;
+    labels: LabelSet;
+    cut?: boolean;
+    step: number;
+    maxChars?: number;
+    onAborted?: AbortedCallListener | undefined;
+  },
 ): AsyncGenerator<AgentEvent, ModelResponse> {
   const maxChars = options.maxChars ?? DEFAULT_MAX_TURN_CHARS;
   if (!options.stream || !model.stream) return capResponse(await model.generate(request), maxChars);
@@ -37,6 +49,13 @@ export async function* callModel(
   let reasoning = '';
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
+  // An abort before the call starts sends nothing, so spends nothing.
+  const sent = !outer?.aborted;
+  const spent = () => {
+    if (!sent || !outer?.aborted) return;
+    const reported = response && response.usage.inputTokens !== undefined;
+    options.onAborted?.(reported ? response!.usage : estimateUsage(request, text), text, model.id);
+  };
   try {
     for await (const part of model.stream({ ...request, signal: controller.signal })) {
       if (part.type === 'finish') {
@@ -81,18 +100,30 @@ export async function* callModel(
         }
       }
     }
+  } catch (error) {
+    spent();
+    throw error;
   } finally {
     outer?.removeEventListener('abort', onAbort);
     // However reading ended (the stream's end, a cut, a failure, a consumer that stopped), the request is
     // over: cancel whatever of it is still open.
     controller.abort();
   }
-  outer?.throwIfAborted();
+  if (outer?.aborted) {
+    spent();
+    outer.throwIfAborted();
+  }
   return capResponse(
     response ?? { text, ...(reasoning && { reasoning }), usage: {}, finishReason: 'unknown' },
     maxChars,
   );
 }
+
+/**
+ * Told what a model call aborted mid-stream spent: `usage` (estimated unless the provider had reported it),
+ * the `text` received before the abort and the id of the model called.
+ */
+export type AbortedCallListener = (usage: ModelUsage, text: string, modelId: string) => void;
 
 /** `a + b`, where an unknown count (`undefined`) on one side is the other side. */
 function add(a: number | undefined, b: number | undefined): number | undefined {
@@ -120,6 +151,8 @@ export async function* requestTurn(
     step: number;
     /** Client-side cap on the turn's characters (see `turn-cap.ts`). @default DEFAULT_MAX_TURN_CHARS */
     maxChars?: number;
+    /** Told what a streamed call that was aborted spent (see {@link callModel}). */
+    onAborted?: AbortedCallListener | undefined;
   },
 ): AsyncGenerator<AgentEvent, ModelResponse> {
   const withoutStop = (): ModelRequest => {
@@ -164,7 +197,8 @@ export function addUsage(total: ModelUsage, next: ModelUsage): ModelUsage {
 }
 
 /**
- * The usage of a call whose stream was cut on the client side, where the provider sends no usage: input
+ * The usage of a call whose stream was cut on the client side (at an invented observation, at the turn's
+ * size cap, or by an abort), where the provider sends no usage: input
  * from the request's size (its messages and tool definitions), output from the text received, at about 4
  * characters a token, marked `estimated`. So totals and cost count the call instead of dropping it.
  */

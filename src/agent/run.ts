@@ -6,6 +6,7 @@
  * @module
  */
 import { ModelTimeoutError } from '../models/errors.js';
+import type { ModelUsage } from '../models/types.js';
 import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';
 import { createToolRouter, type ToolRouter } from '../tools/router.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
@@ -173,6 +174,8 @@ export async function* nextCall(run: Run, index: number): AsyncGenerator<AgentEv
  * The model call, with `fallbackModels` after it, each with its own `modelTimeoutMs` clock. With a durable
  * journal (the seam a durable engine records side effects through) the call is recorded whole, so it is not
  * streamed, and a resumed run gets the recorded turn; a pause/resume recorder records the streamed call.
+ * A streamed call that is aborted once sent is recorded in the run's budget before the abort is rethrown:
+ * its usage estimated from the request and the text received (`estimated: true`), as for a cut stream.
  *
  * @throws what the last model tried throws.
  */
@@ -189,6 +192,11 @@ export async function* callModel(
     cut: !plan.native,
     step: index,
     maxChars: maxTurnChars(options.maxOutputTokens),
+    // A streamed call aborted mid-way (the run's abort, its clock, `modelTimeoutMs`) still spent tokens:
+    // counted (estimated) in the run's usage, cost and budgets before the loop ends the run or falls back.
+    onAborted: (usage: ModelUsage, text: string, modelId: string) => {
+      run.budget.record(call.request, usage, text, modelId);
+    },
   };
   const { journal } = options;
   if (journal && !recorderOf(journal)) {

@@ -102,7 +102,8 @@ export interface ModelUsage {
   /**
    * `true` when the counts are taoloop's estimate (about 4 characters a token: the request's messages for
    * input, the text received for output), not the provider's: a call cut on the client side (the server
-   * ignored the stop sequence or the turn cap, and reading stopped) gets no usage report. A sum is
+   * ignored the stop sequence or the turn cap, and reading stopped) or a streamed call aborted once sent
+   * (the run's signal, `timeoutMs`, `modelTimeoutMs`) gets no usage report. A sum is
    * estimated when any part of it is. Absent when the provider reported the counts.
    */
   estimated?: true | undefined;

@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
+import { estimateUsage } from '../../src/agent/model-call.js';
 import type { RunResult } from '../../src/agent/types.js';
 import { footerLines } from '../../src/cli/render.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
+import type { Model } from '../../src/models/types.js';
+import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
@@ -79,4 +82,125 @@ test('a streamed call cut client-side is counted with estimated usage, marked, a
   assert.match(footer, /~\d+ in \/ ~\d+ out/);
   assert.match(footer, /~\$\d/);
   assert.doesNotMatch(footerLines(whole).join('\n'), /~/);
+});
+
+/** Streams `text` in one chunk, then hangs until its signal aborts. */
+function hangingModel(id: string, text: string): Model {
+  return {
+    id,
+    generate: () => Promise.reject(new Error('streamed only')),
+    async *stream(request) {
+      yield { type: 'text-delta', text };
+      await new Promise((_, reject) => {
+        const signal = request.signal!;
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    },
+  };
+}
+
+test('a run aborted mid-stream counts that call with estimated usage (footer ~), not "tokens unknown"', async () => {
+  const model = scriptedModel(['Thought: let me think about this for a good while before I answer.'], {
+    id: 'gpt-4o-mini',
+    usage: { inputTokens: 999, outputTokens: 99 },
+    streamChunkChars: 10,
+  });
+  const controller = new AbortController();
+  let deltas = 0;
+  let result: RunResult | undefined;
+  for await (const event of streamAgent({
+    model,
+    question: 'What is 2 + 2?',
+    tools: [calculator],
+    signal: controller.signal,
+  })) {
+    if (event.type === 'model-delta' && ++deltas === 3) controller.abort();
+    if (event.type === 'run-end') result = event.result;
+  }
+  assert.equal(result?.status, 'aborted');
+  assert.equal(result.steps.length, 0);
+  // The provider's count never came (it is sent at the end): the prompt and the 30 characters received.
+  const expected = estimateUsage(model.requests[0]!, 'x'.repeat(30));
+  assert.deepEqual(result.usage, { ...expected, cachedInputTokens: undefined });
+  assert.ok((expected.inputTokens ?? 0) > 50, `input estimated from the request: ${expected.inputTokens}`);
+  assert.equal(expected.outputTokens, 8);
+  assert.deepEqual(result.usageByModel, { 'gpt-4o-mini': result.usage });
+  assert.notEqual(result.costUsd, undefined, 'priced like any call');
+  const footer = footerLines(result).join('\n');
+  assert.match(footer, /~\d+ in \/ ~8 out/);
+  assert.doesNotMatch(footer, /tokens unknown/);
+});
+
+test('a streamed call cut by modelTimeoutMs counts in the budget before the fallback answers', async () => {
+  const runOnce = (maxTokens?: number) =>
+    runAgent({
+      model: hangingModel('slow', 'Thought: I will add'),
+      fallbackModels: [
+        scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', 'Thought: ok\nAnswer: 4'], {
+          id: 'quick',
+          usage: { inputTokens: 1, outputTokens: 1 },
+        }),
+      ],
+      modelTimeoutMs: 100,
+      question: 'What is 2 + 2?',
+      tools: [calculator],
+      ...(maxTokens !== undefined && { maxTokens }),
+    });
+  const free = await runOnce();
+  assert.equal(free.status, 'answered');
+  const slow = free.usageByModel?.slow;
+  assert.equal(slow?.estimated, true, 'the timed-out call is counted, estimated');
+  assert.ok((slow?.inputTokens ?? 0) > 50);
+  // It timed out at both steps (each step tries it first), after 19 characters each time.
+  assert.equal(slow?.outputTokens, 10);
+  assert.deepEqual(free.usageByModel?.quick, {
+    inputTokens: 2,
+    outputTokens: 2,
+    cachedInputTokens: undefined,
+  });
+
+  // Room for step 2's request and the quick model's calls, not for the timed-out call's tokens as well:
+  // the budget counted them, so the run stops before step 2's call.
+  const first = (slow?.inputTokens ?? 0) / 2; // about step 1's request
+  const budgeted = await runOnce(Math.round(first * 1.5));
+  assert.equal(budgeted.status, 'budget');
+  assert.match(budgeted.error ?? '', /^token budget: \d+ of \d+ tokens used/);
+  assert.equal(budgeted.steps.length, 1);
+});
+
+test('over HTTP (OpenAI provider, chunks 20 ms apart), an abort mid-stream is counted the same way', async () => {
+  const server = await startFakeOpenAI({
+    replies: ['Thought: I need to think about this question carefully.\nAnswer: 4'],
+    chunkSize: 8,
+    chunkDelayMs: 20,
+  });
+  try {
+    const model = await resolveModelSpec('openai:gpt-4o-mini', {
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: server.baseURL,
+    });
+    const controller = new AbortController();
+    let received = '';
+    let result: RunResult | undefined;
+    for await (const event of streamAgent({
+      model,
+      question: 'What is 2 + 2?',
+      tools: [calculator],
+      signal: controller.signal,
+    })) {
+      if (event.type === 'model-delta') {
+        received += event.text;
+        if (received.length >= 16) controller.abort();
+      }
+      if (event.type === 'run-end') result = event.result;
+    }
+    assert.equal(result?.status, 'aborted');
+    assert.equal(result.usage.estimated, true);
+    assert.ok((result.usage.inputTokens ?? 0) > 50, `input ${result.usage.inputTokens}`);
+    assert.equal(result.usage.outputTokens, Math.ceil(received.length / 4));
+    assert.notEqual(result.costUsd, undefined);
+    assert.match(footerLines(result).join('\n'), /aborted · 0 steps · ~\d+ in \/ ~\d+ out tokens · ~\$/);
+  } finally {
+    await server.close();
+  }
 });

@@ -91,6 +91,8 @@ export interface CliMessages {
   askInstructions: string;
   /** `taoloop chat`; `{id}` is the conversation id, `{command}` what was typed. */
   chat: ChatMessages;
+  /** Commander's errors about the command line (unknown option, missing argument, ...). */
+  usage: UsageMessages;
 }
 
 /** The approval prompt: `{action}`, `{effects}` and `{tool}` are filled in. */
@@ -109,6 +111,48 @@ export interface ApprovalMessages {
   edit: readonly string[];
   /** The rejection when there is no terminal to ask at (the model reads it too). */
   noTerminal: string;
+}
+
+/**
+ * Commander's errors about the command line, by error code (`src/cli/usage-errors.ts` reads the names out
+ * of commander's English message). `{option}` is the option's flags as the help shows them
+ * (`--max-steps <n>`), `{command}` and `{argument}` names, `{value}` what was given, `{detail}` why it
+ * is refused (`choices` or one of the option parsers' reasons). English is printed as commander writes it;
+ * the English entries say the same and are the patterns the parsers' reasons are recognised by.
+ */
+export interface UsageMessages {
+  /** The word before each message, as commander's `error:`. */
+  error: string;
+  /** `commander.unknownOption`. */
+  unknownOption: string;
+  /** `commander.unknownCommand`. */
+  unknownCommand: string;
+  /** `commander.missingArgument`. */
+  missingArgument: string;
+  /** `commander.optionMissingArgument`: a flag given without its value. */
+  optionMissingArgument: string;
+  /** `commander.invalidArgument` for a flag's value. */
+  invalidOptionValue: string;
+  /** `commander.invalidArgument` for a value from an environment variable `{env}`. */
+  invalidEnvValue: string;
+  /** `commander.invalidArgument` for a command's argument. */
+  invalidArgumentValue: string;
+  /** `commander.excessArguments`: `{expected}` and `{got}` are counts. */
+  excessArguments: string;
+  /** Commander's suggestion for an unknown option or command: one `{name}`. */
+  didYouMean: string;
+  /** Commander's suggestion: several `{names}`, comma-separated. */
+  didYouMeanOneOf: string;
+  /** `{detail}` of a value that is none of the `{choices}`. */
+  choices: string;
+  /** `{detail}`s of the option parsers in `src/cli/options.ts`; `{value}`. */
+  wholeNumber: string;
+  port: string;
+  usd: string;
+  price: string;
+  duration: string;
+  /** After the message. */
+  helpHint: string;
 }
 
 /** What `taoloop chat` says. */
@@ -202,6 +246,27 @@ const EN: CliMessages = {
     unknownCommand: 'Unknown command {command}: /new starts a new conversation, /exit leaves.',
     howToLeave: '(/exit or Ctrl-D leaves)',
     followUp: 'Follow up later: taoloop run --continue {id} "..."',
+  },
+  usage: {
+    error: 'error',
+    unknownOption: "unknown option '{option}'",
+    unknownCommand: "unknown command '{command}'",
+    missingArgument: "missing required argument '{argument}'",
+    optionMissingArgument: "option '{option}' argument missing",
+    invalidOptionValue: "option '{option}' argument '{value}' is invalid. {detail}",
+    invalidEnvValue: "option '{option}' value '{value}' from env '{env}' is invalid. {detail}",
+    invalidArgumentValue: "command-argument value '{value}' is invalid for argument '{argument}'. {detail}",
+    excessArguments: "too many arguments for '{command}'. Expected {expected} but got {got}.",
+    didYouMean: '(Did you mean {name}?)',
+    didYouMeanOneOf: '(Did you mean one of {names}?)',
+    choices: 'Allowed choices are {choices}.',
+    wholeNumber: 'expected a whole number ≥ 1, got "{value}".',
+    port: 'expected a port from 0 to 65535, got "{value}".',
+    usd: 'expected an amount in USD above 0 such as 0.50, got "{value}".',
+    price:
+      'expected the input and output prices in USD per million tokens, as IN/OUT such as 0.15/0.60, got "{value}".',
+    duration: 'expected a duration such as 90s, 2m, 500ms or a number of seconds, got "{value}".',
+    helpHint: '(run with --help for usage)',
   },
 };
 
@@ -302,6 +367,27 @@ const PT: CliMessages = {
     unknownCommand: 'Comando desconhecido {command}: /new começa uma nova conversa, /exit sai.',
     howToLeave: '(/exit ou Ctrl-D sai)',
     followUp: 'Para continuar depois: taoloop run --continue {id} "..."',
+  },
+  usage: {
+    error: 'erro',
+    unknownOption: "opção desconhecida '{option}'",
+    unknownCommand: "comando desconhecido '{command}'",
+    missingArgument: "falta o argumento obrigatório '{argument}'",
+    optionMissingArgument: "falta o valor da opção '{option}'",
+    invalidOptionValue: "o valor '{value}' da opção '{option}' não é válido. {detail}",
+    invalidEnvValue: "o valor '{value}' da opção '{option}' vindo de '{env}' não é válido. {detail}",
+    invalidArgumentValue: "o valor '{value}' do argumento '{argument}' não é válido. {detail}",
+    excessArguments: "argumentos demais para '{command}': esperados {expected}, recebidos {got}.",
+    didYouMean: '(Você quis dizer {name}?)',
+    didYouMeanOneOf: '(Você quis dizer uma destas: {names}?)',
+    choices: 'Valores aceitos: {choices}.',
+    wholeNumber: 'esperava um número inteiro ≥ 1, recebeu "{value}".',
+    port: 'esperava uma porta de 0 a 65535, recebeu "{value}".',
+    usd: 'esperava um valor em dólares (USD) maior que 0, como 0.50, recebeu "{value}".',
+    price:
+      'esperava os preços de entrada e saída em dólares (USD) por milhão de tokens, como ENTRADA/SAÍDA, por exemplo 0.15/0.60, recebeu "{value}".',
+    duration: 'esperava uma duração como 90s, 2m, 500ms ou um número de segundos, recebeu "{value}".',
+    helpHint: '(use --help para ver como usar)',
   },
 };
 
@@ -404,6 +490,28 @@ const FR: CliMessages = {
     howToLeave: '(/exit ou Ctrl-D pour quitter)',
     followUp: 'Pour continuer plus tard : taoloop run --continue {id} "..."',
   },
+  usage: {
+    error: 'erreur',
+    unknownOption: "option inconnue '{option}'",
+    unknownCommand: "commande inconnue '{command}'",
+    missingArgument: "argument obligatoire manquant '{argument}'",
+    optionMissingArgument: "il manque la valeur de l'option '{option}'",
+    invalidOptionValue: "la valeur '{value}' de l'option '{option}' n'est pas valable. {detail}",
+    invalidEnvValue:
+      "la valeur '{value}' de l'option '{option}' venant de '{env}' n'est pas valable. {detail}",
+    invalidArgumentValue: "la valeur '{value}' de l'argument '{argument}' n'est pas valable. {detail}",
+    excessArguments: "trop d'arguments pour '{command}' : {expected} attendu(s), {got} reçu(s).",
+    didYouMean: '(Vouliez-vous dire {name} ?)',
+    didYouMeanOneOf: "(Vouliez-vous dire l'une de : {names} ?)",
+    choices: 'Valeurs acceptées : {choices}.',
+    wholeNumber: 'nombre entier ≥ 1 attendu, reçu "{value}".',
+    port: 'port de 0 à 65535 attendu, reçu "{value}".',
+    usd: 'montant en dollars (USD) supérieur à 0 attendu, par exemple 0.50, reçu "{value}".',
+    price:
+      'prix d\'entrée et de sortie en dollars (USD) par million de jetons attendus, sous la forme ENTRÉE/SORTIE, par exemple 0.15/0.60, reçu "{value}".',
+    duration: 'durée attendue, par exemple 90s, 2m, 500ms ou un nombre de secondes, reçu "{value}".',
+    helpHint: "(lancez avec --help pour l'aide)",
+  },
 };
 
 const ID: CliMessages = {
@@ -502,6 +610,27 @@ const ID: CliMessages = {
     unknownCommand: 'Perintah tidak dikenal {command}: /new memulai percakapan baru, /exit keluar.',
     howToLeave: '(/exit atau Ctrl-D untuk keluar)',
     followUp: 'Lanjutkan nanti: taoloop run --continue {id} "..."',
+  },
+  usage: {
+    error: 'kesalahan',
+    unknownOption: "opsi tidak dikenal '{option}'",
+    unknownCommand: "perintah tidak dikenal '{command}'",
+    missingArgument: "argumen wajib '{argument}' tidak diberikan",
+    optionMissingArgument: "opsi '{option}' tidak diberi nilai",
+    invalidOptionValue: "nilai '{value}' untuk opsi '{option}' tidak sah. {detail}",
+    invalidEnvValue: "nilai '{value}' untuk opsi '{option}' dari '{env}' tidak sah. {detail}",
+    invalidArgumentValue: "nilai '{value}' untuk argumen '{argument}' tidak sah. {detail}",
+    excessArguments: "terlalu banyak argumen untuk '{command}': diharapkan {expected}, diterima {got}.",
+    didYouMean: '(Maksud Anda {name}?)',
+    didYouMeanOneOf: '(Maksud Anda salah satu dari {names}?)',
+    choices: 'Nilai yang diterima: {choices}.',
+    wholeNumber: 'diharapkan bilangan bulat ≥ 1, diterima "{value}".',
+    port: 'diharapkan port dari 0 sampai 65535, diterima "{value}".',
+    usd: 'diharapkan jumlah dalam dolar (USD) di atas 0 seperti 0.50, diterima "{value}".',
+    price:
+      'diharapkan harga masukan dan keluaran dalam dolar (USD) per sejuta token, sebagai MASUK/KELUAR seperti 0.15/0.60, diterima "{value}".',
+    duration: 'diharapkan durasi seperti 90s, 2m, 500ms atau jumlah detik, diterima "{value}".',
+    helpHint: '(jalankan dengan --help untuk cara pakai)',
   },
 };
 

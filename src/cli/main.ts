@@ -83,11 +83,15 @@ async function runWithConfig(
   return runCommand(question, options, { command: name, config, env, fallbackEnv });
 }
 
-function buildProgram(setExit: (code: number) => void): Command {
+/**
+ * The program. Commander's usage errors (code and English text) are not printed by commander but handed to
+ * `onUsageError`, so `main` can print them in the command line's `--lang`; subcommands inherit this.
+ */
+function buildProgram(setExit: (code: number) => void, onUsageError: (printed: string) => void): Command {
   const program = new Command('taoloop')
     .description('ReAct agents: the model thinks and acts, taoloop runs the tools and reports what happened.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ outputError: onUsageError })
     .exitOverride();
   const run = program
     .command('run')
@@ -227,15 +231,31 @@ export async function main(argv: readonly string[]): Promise<number> {
   let code: number = EXIT.answered;
   // `taoloop … | head -1`: the reader leaving is no error worth a stack trace.
   quitQuietlyWhenOutputCloses();
-  const program = buildProgram((c) => {
-    code = c;
-  });
+  // What commander would have printed for a usage error (unknown option, missing argument, ...).
+  let usageError: string | undefined;
+  const program = buildProgram(
+    (c) => {
+      code = c;
+    },
+    (printed) => {
+      usageError = printed;
+    },
+  );
   try {
     await program.parseAsync([...argv]);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help exits 0; commander has already printed the message.
+      if (usageError !== undefined) {
+        // In the --lang of the command line (or TAOLOOP_LANG); English exactly as commander says it.
+        const [{ CLI_MESSAGES, languageOf }, { usageErrorText }] = await Promise.all([
+          import('./i18n.js'),
+          import('./usage-errors.js'),
+        ]);
+        const messages = CLI_MESSAGES[languageOf(argv)];
+        process.stderr.write(usageErrorText(messages, CLI_MESSAGES.en, error.code, usageError));
+      }
+      // --help and --version exit 0; commander has printed the help (to stderr when it is an error).
       return error.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (error instanceof UsageError) {

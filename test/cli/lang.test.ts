@@ -6,6 +6,10 @@
  *
  * What the model and the tools wrote (thought, action, answer and observation lines) is left out of the
  * search: it is not the CLI's words.
+ *
+ * Commander's own usage errors (unknown option or command, missing argument or value, invalid value or
+ * choice, too many arguments) are run in each language too: no English word, the names and commander's
+ * suggestion kept; in English byte for byte what commander printed before.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,9 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { languageOf } from '../../src/cli/i18n.js';
+import { CLI_MESSAGES, languageOf } from '../../src/cli/i18n.js';
+import { usageErrorText } from '../../src/cli/usage-errors.js';
 import { LABEL_SETS, type LabelLanguage } from '../../src/react/labels.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { spawnPty } from '../helpers/pty.js';
 import { cliEnv } from './support.js';
@@ -76,21 +81,59 @@ const OWN_WORDS: Partial<Record<LabelLanguage, string[]>> = {
 
 const LANGS: LabelLanguage[] = ['pt', 'fr', 'id'];
 
+/** English words of commander's usage errors and the option parsers' reasons. */
+const USAGE_ENGLISH = [
+  ...ENGLISH,
+  'option',
+  'command',
+  'argument',
+  'arguments',
+  'missing',
+  'required',
+  'did you mean',
+  'one of',
+  'too many',
+  'expected',
+  'got',
+  'allowed choices',
+  'invalid',
+  'value',
+  'from env',
+  'whole number',
+  'duration',
+  'amount',
+  'such as',
+  'seconds',
+  'per million',
+  'port',
+  'usage',
+];
+
+/** Usage-error words of the language itself that are spelled like an English word above. */
+const OWN_USAGE_WORDS: Partial<Record<LabelLanguage, string[]>> = {
+  fr: ['option', 'argument', 'arguments', 'port'],
+  id: ['port'],
+};
+
 /** The English words found in the CLI's own lines of `output` (paths and the model's and tools' lines left out). */
-function englishIn(output: string, lang: LabelLanguage): string[] {
+function englishIn(output: string, lang: LabelLanguage, english: readonly string[] = ENGLISH): string[] {
   const labels = LABEL_SETS[lang];
   const modelLines = [...labels.thought, ...labels.action, ...labels.answer, ...labels.observation];
-  const own = new Set(OWN_WORDS[lang] ?? []);
+  const own = new Set([
+    ...(OWN_WORDS[lang] ?? []),
+    ...(english === ENGLISH ? [] : (OWN_USAGE_WORDS[lang] ?? [])),
+  ]);
   const found = new Set<string>();
   for (const raw of output.replace(/\r/g, '').split('\n')) {
     const line = raw.trim();
     if (modelLines.some((label) => line.startsWith(`${label}:`) || line.startsWith(`${label} :`))) continue;
-    // Paths, URLs, flags, variables and model specs are the same in every language.
+    // Paths, URLs, flags and their <placeholders>, variables and model specs are the same in every language.
     const words = line
+      .replace(/<[\w-]+>/g, ' ')
       .replace(/\S*[/\\]\S*/g, ' ')
       .replace(/--[a-z-]+|\b[A-Z][A-Z0-9_]{2,}\b/g, ' ')
       .toLowerCase();
-    for (const word of ENGLISH)
+    for (const word of english)
       if (!own.has(word) && new RegExp(`(^|[^\\p{L}_])${word}($|[^\\p{L}_])`, 'u').test(words))
         found.add(`${word} (in: ${line})`);
   }
@@ -181,4 +224,191 @@ test('messages printed before the options are read follow --lang or TAOLOOP_LANG
   assert.equal(languageOf(['node', 'taoloop', 'run', '--lang=id', 'q'], { TAOLOOP_LANG: 'pt' }), 'id');
   assert.equal(languageOf(['node', 'taoloop', 'run', 'q'], { TAOLOOP_LANG: 'pt' }), 'pt');
   assert.equal(languageOf(['node', 'taoloop', 'run', 'q', '--lang', 'xx'], {}), 'en');
+});
+
+/**
+ * Commander's usage errors: `args` (run with `--lang` added, or `TAOLOOP_LANG` where the command has no
+ * `--lang`), the English output exactly as commander printed it before, and the names each language must
+ * keep (option, suggestion, value, counts).
+ */
+const USAGE_CASES: {
+  args: string[];
+  env?: Record<string, string>;
+  viaEnv?: boolean;
+  english: string;
+  keep: string[];
+}[] = [
+  {
+    args: ['run', 'q', '--nope'],
+    english: "error: unknown option '--nope'\n(Did you mean --mode?)\n(run with --help for usage)\n",
+    keep: ["'--nope'", '--mode'],
+  },
+  {
+    args: ['run', 'q', '--modle', 'x'],
+    english:
+      "error: unknown option '--modle'\n(Did you mean one of --mode, --model?)\n(run with --help for usage)\n",
+    keep: ["'--modle'", '--mode, --model'],
+  },
+  {
+    args: ['run', 'q', '-z'],
+    english: "error: unknown option '-z'\n(run with --help for usage)\n",
+    keep: ["'-z'"],
+  },
+  {
+    args: ['run'],
+    english: "error: missing required argument 'question'\n(run with --help for usage)\n",
+    keep: ["'question'"],
+  },
+  {
+    args: ['run', 'q', '--max-steps'],
+    english: "error: option '--max-steps <n>' argument missing\n(run with --help for usage)\n",
+    keep: ["'--max-steps <n>'"],
+  },
+  {
+    args: ['run', 'q', '--mode', 'bogus'],
+    english:
+      "error: option '--mode <mode>' argument 'bogus' is invalid. Allowed choices are text, native, auto.\n(run with --help for usage)\n",
+    keep: ["'--mode <mode>'", "'bogus'", 'text, native, auto'],
+  },
+  {
+    args: ['run', 'q', '--max-steps', '0'],
+    english:
+      "error: option '--max-steps <n>' argument '0' is invalid. expected a whole number ≥ 1, got \"0\".\n(run with --help for usage)\n",
+    keep: ["'--max-steps <n>'", '≥ 1', '"0"'],
+  },
+  {
+    args: ['run', 'q', '--timeout', 'soon'],
+    english:
+      "error: option '--timeout <duration>' argument 'soon' is invalid. expected a duration such as 90s, 2m, 500ms or a number of seconds, got \"soon\".\n(run with --help for usage)\n",
+    keep: ['90s, 2m, 500ms', '"soon"'],
+  },
+  {
+    args: ['run', 'q', '--price', 'cheap', '--max-cost', '1'],
+    english:
+      "error: option '--price <in/out>' argument 'cheap' is invalid. expected the input and output prices in USD per million tokens, as IN/OUT such as 0.15/0.60, got \"cheap\".\n(run with --help for usage)\n",
+    keep: ['0.15/0.60', '"cheap"'],
+  },
+  {
+    args: ['run', 'q', '--max-cost', 'free'],
+    english:
+      "error: option '--max-cost <usd>' argument 'free' is invalid. expected an amount in USD above 0 such as 0.50, got \"free\".\n(run with --help for usage)\n",
+    keep: ['0.50', '"free"'],
+  },
+  {
+    args: ['run', 'q'],
+    env: { TAOLOOP_MODE: 'bogus' },
+    english:
+      "error: option '--mode <mode>' value 'bogus' from env 'TAOLOOP_MODE' is invalid. Allowed choices are text, native, auto.\n(run with --help for usage)\n",
+    keep: ["'bogus'", 'TAOLOOP_MODE'],
+  },
+  {
+    args: ['run', 'q', 'r'],
+    english:
+      "error: too many arguments for 'run'. Expected 1 argument but got 2.\n(run with --help for usage)\n",
+    keep: ["'run'", '1', '2'],
+  },
+  {
+    args: ['runs', 'extra'],
+    viaEnv: true,
+    english:
+      "error: too many arguments for 'runs'. Expected 0 arguments but got 1.\n(run with --help for usage)\n",
+    keep: ["'runs'", '0', '1'],
+  },
+  {
+    args: ['serve', '--port', 'x'],
+    viaEnv: true,
+    english:
+      "error: option '-p, --port <n>' argument 'x' is invalid. expected a port from 0 to 65535, got \"x\".\n(run with --help for usage)\n",
+    keep: ['65535', '"x"'],
+  },
+  {
+    args: ['rnu'],
+    viaEnv: true,
+    english: "error: unknown command 'rnu'\n(Did you mean run?)\n(run with --help for usage)\n",
+    keep: ["'rnu'", ' run'],
+  },
+  {
+    // --lang is an option of the commands, not of taoloop itself: still the language asked for.
+    args: ['--lang', 'LANG', 'run'],
+    english: "error: unknown option '--lang'\n(run with --help for usage)\n",
+    keep: ["'--lang'"],
+  },
+];
+
+/** Runs every usage case in `lang` (English: without --lang or TAOLOOP_LANG); each must exit 2. */
+async function usageErrors(
+  lang: LabelLanguage,
+): Promise<{ args: string[]; stdout: string; stderr: string }[]> {
+  return Promise.all(
+    USAGE_CASES.map(async ({ args, env, viaEnv }) => {
+      const argv = args.includes('LANG')
+        ? args.map((a) => (a === 'LANG' ? lang : a))
+        : lang === 'en' || viaEnv
+          ? args
+          : [...args, '--lang', lang];
+      const extra = { ...env, ...(lang !== 'en' && viaEnv && { TAOLOOP_LANG: lang }) };
+      const { code, stdout, stderr } = await runCli(argv, { env: cleanEnv(extra) });
+      assert.equal(code, 2, `${argv.join(' ')}\n${stdout}${stderr}`);
+      return { args: argv, stdout, stderr };
+    }),
+  );
+}
+
+test("commander's usage errors in English are exactly as before (and the check finds their words)", async () => {
+  const results = await usageErrors('en');
+  for (const [i, { args, stdout, stderr }] of results.entries()) {
+    assert.equal(stderr, USAGE_CASES[i]!.english, args.join(' '));
+    assert.equal(stdout, '');
+  }
+  const found = englishIn(results.map((r) => r.stderr).join('\n'), 'en', USAGE_ENGLISH);
+  for (const word of ['unknown', 'option', 'did you mean', 'missing', 'invalid', 'too many', 'usage'])
+    assert.ok(
+      found.some((f) => f.startsWith(`${word} (`)),
+      `expected "${word}" among ${found.join('\n')}`,
+    );
+});
+
+for (const lang of LANGS) {
+  test(`--lang ${lang}: commander's usage errors in the language, with the names and suggestions kept`, async () => {
+    const results = await usageErrors(lang);
+    for (const [i, { args, stdout, stderr }] of results.entries()) {
+      assert.equal(stdout, '');
+      assert.deepEqual(englishIn(stderr, lang, USAGE_ENGLISH), [], `${args.join(' ')}\n${stderr}`);
+      for (const name of USAGE_CASES[i]!.keep) assert.ok(stderr.includes(name), `${name} in ${stderr}`);
+      assert.equal(stderr.split('\n').length, USAGE_CASES[i]!.english.split('\n').length, stderr);
+    }
+  });
+}
+
+test('a commander error of another shape is printed as commander wrote it, with the hint in the language', () => {
+  const { pt, en } = CLI_MESSAGES;
+  assert.equal(
+    usageErrorText(
+      pt,
+      en,
+      'commander.conflictingOption',
+      "error: option '--a' cannot be used with option '--b'\n",
+    ),
+    "error: option '--a' cannot be used with option '--b'\n(use --help para ver como usar)\n",
+  );
+  // A command's argument refused by its parser (no taoloop command has one yet).
+  assert.equal(
+    usageErrorText(
+      pt,
+      en,
+      'commander.invalidArgument',
+      "error: command-argument value 'x' is invalid for argument 'n'. expected a whole number ≥ 1, got \"x\".\n",
+    ),
+    "erro: o valor 'x' do argumento 'n' não é válido. esperava um número inteiro ≥ 1, recebeu \"x\".\n(use --help para ver como usar)\n",
+  );
+  // Names from the command line are printed with their control characters escaped.
+  assert.match(
+    usageErrorText(pt, en, 'commander.unknownOption', "error: unknown option '--\x1b[2Jx'\n"),
+    /'--\\x1b\[2Jx'/,
+  );
+});
+
+test('every language has the same usage-error keys', () => {
+  const keys = Object.keys(CLI_MESSAGES.en.usage).sort();
+  for (const lang of LANGS) assert.deepEqual(Object.keys(CLI_MESSAGES[lang].usage).sort(), keys, lang);
 });

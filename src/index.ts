@@ -94,6 +94,7 @@ export type {
   ModelMessage,
   ModelRequest,
   ModelResponse,
+  ModelRetry,
   ModelStreamPart,
   ModelUsage,
 } from './models/types.js';

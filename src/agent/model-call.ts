@@ -4,11 +4,19 @@
  * @module
  */
 
-import type { Model, ModelRequest, ModelResponse, ModelToolCall, ModelUsage } from '../models/types.js';
+import type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamPart,
+  ModelToolCall,
+  ModelUsage,
+} from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
 import { StreamCut } from '../react/stream-cut.js';
 import { errorMessage } from '../util/own.js';
 import { estimateTokens } from './context.js';
+import { RetryFeed } from './retries.js';
 import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-cap.js';
 import type { AgentEvent } from './types.js';
 
@@ -16,7 +24,8 @@ import type { AgentEvent } from './types.js';
  * Calls the model. With `stream`, yields a `model-delta` event for each text delta as it arrives (and a
  * `reasoning-delta` event for each piece of reasoning the provider sends apart from the text) and stops
  * reading (cancelling the request) as soon as the model starts writing its own observation, or a new step
- * after its answer, so a server that ignores stop sequences costs no more tokens. Returns the complete
+ * after its answer, so a server that ignores stop sequences costs no more tokens. Yields a `model-retry`
+ * event for each retry the model reports (`ModelRequest.onRetry`) as it happens. Returns the complete
  * response. A consumer that stops reading the run closes the stream and cancels the request.
  *
  * A streamed call that `request.signal` aborts once the request was sent (the run's abort or `timeoutMs`,
@@ -37,7 +46,11 @@ export async function* callModel(
   },
 ): AsyncGenerator<AgentEvent, ModelResponse> {
   const maxChars = options.maxChars ?? DEFAULT_MAX_TURN_CHARS;
-  if (!options.stream || !model.stream) return capResponse(await model.generate(request), maxChars);
+  const retries = new RetryFeed();
+  if (!options.stream || !model.stream) {
+    const response = yield* retries.until(model.generate(retries.watch(request)), options.step);
+    return capResponse(response, maxChars);
+  }
   // The request gets a signal of its own, so that reading which stops early can cancel it.
   const controller = new AbortController();
   const outer = request.signal;
@@ -56,8 +69,13 @@ export async function* callModel(
     const reported = response && response.usage.inputTokens !== undefined;
     options.onAborted?.(reported ? response!.usage : estimateUsage(request, text), text, model.id);
   };
+  let parts: AsyncIterator<ModelStreamPart> | undefined;
   try {
-    for await (const part of model.stream({ ...request, signal: controller.signal })) {
+    parts = model.stream(retries.watch({ ...request, signal: controller.signal }))[Symbol.asyncIterator]();
+    for (;;) {
+      const next = yield* retries.until(parts.next(), options.step);
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'finish') {
         response = {
           text,
@@ -106,8 +124,9 @@ export async function* callModel(
   } finally {
     outer?.removeEventListener('abort', onAbort);
     // However reading ended (the stream's end, a cut, a failure, a consumer that stopped), the request is
-    // over: cancel whatever of it is still open.
+    // over: cancel whatever of it is still open, and close the stream (what `for await` did on a break).
     controller.abort();
+    await parts?.return?.();
   }
   if (outer?.aborted) {
     spent();
@@ -165,9 +184,13 @@ export async function* requestTurn(
   } catch (error) {
     if (request.signal?.aborted || !isStopSequenceRejection(error)) throw error;
     options.stopState.send = false;
+    yield { type: 'model-retry', step: options.step, retry: 1, error: STOP_REJECTED, delayMs: 0 };
     return yield* callModel(model, withoutStop(), options);
   }
 }
+
+/** The `error` of the `model-retry` event of a call made again without stop sequences. */
+export const STOP_REJECTED = 'the server rejected stop sequences';
 
 /** True for a provider error that says the `stop` parameter is not accepted. */
 export function isStopSequenceRejection(error: unknown): boolean {

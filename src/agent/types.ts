@@ -6,7 +6,7 @@
 
 import type { Tracer } from '@opentelemetry/api';
 import type { PriceTable } from '../models/pricing.js';
-import type { FinishReason, Model, ModelToolCall, ModelUsage } from '../models/types.js';
+import type { FinishReason, Model, ModelRetry, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Turn } from '../react/turn.js';
@@ -535,6 +535,14 @@ export type AgentEvent =
   | { type: 'reasoning-delta'; step: number; text: string }
   /** A model call failed and the next of `fallbackModels` takes it; text streamed so far is discarded. */
   | { type: 'model-fallback'; step: number; fromModelId: string; toModelId: string; error: string }
+  /**
+   * Step `step`'s model call failed and is tried again with the same model: the AI SDK's own retries
+   * (HTTP 408, 409, 429, 5xx, a lost connection; reported for providers built from a model spec), a model
+   * that retries itself through `ModelRequest.onRetry` (the playground's), or taoloop's retry without stop
+   * sequences after a server rejected them. It comes before any text of the new attempt. Written to the trace and printed by `taoloop trace` as `retry 1 of 2 after HTTP 503
+   * (waited 1.0 s)`; traces written before this event simply have none. Fields: {@link ModelRetry}.
+   */
+  | ({ type: 'model-retry'; step: number } & ModelRetry)
   | {
       type: 'model-end';
       step: number;

@@ -47,6 +47,10 @@ export interface CliMessages {
   modelFailed: string;
   /** The fallback taking over; `{what}` (the failure), `{model}` (the next model). */
   tryingNext: string;
+  /** A retry of a model call; `{retry}`, `{max}` (the most retries), `{error}`, `{waited}` (`1.0 s`). */
+  modelRetry: string;
+  /** {@link CliMessages.modelRetry} when the most retries is unknown; `{retry}`, `{error}`, `{waited}`. */
+  modelRetryOpen: string;
   /** Before the quoted text of a turn that could not be used. */
   unusableTurn: string;
   /** After a turn whose invented observation was thrown away. */
@@ -207,6 +211,8 @@ const EN: CliMessages = {
   editedInput: '(approved with edited input: {input})',
   modelFailed: '{model} failed: {error}',
   tryingNext: '({what}; trying {model})',
+  modelRetry: 'retry {retry} of {max} after {error} (waited {waited})',
+  modelRetryOpen: 'retry {retry} after {error} (waited {waited})',
   unusableTurn: '(unusable model turn)',
   droppedObservation: '(dropped an Observation the model wrote itself)',
   approval: {
@@ -310,6 +316,8 @@ const PT: CliMessages = {
   editedInput: '(aprovada com a entrada editada: {input})',
   modelFailed: '{model} falhou: {error}',
   tryingNext: '({what}; tentando {model})',
+  modelRetry: 'nova tentativa {retry} de {max} após {error} (esperou {waited})',
+  modelRetryOpen: 'nova tentativa {retry} após {error} (esperou {waited})',
   unusableTurn: '(turno do modelo inutilizável)',
   droppedObservation: '(descartada uma Observação que o próprio modelo escreveu)',
   approval: {
@@ -432,6 +440,8 @@ const FR: CliMessages = {
   editedInput: '(approuvé avec l’entrée modifiée : {input})',
   modelFailed: '{model} a échoué : {error}',
   tryingNext: '({what} ; essai de {model})',
+  modelRetry: 'nouvel essai {retry} sur {max} après {error} (attente de {waited})',
+  modelRetryOpen: 'nouvel essai {retry} après {error} (attente de {waited})',
   unusableTurn: '(tour du modèle inutilisable)',
   droppedObservation: '(Observation écrite par le modèle lui-même écartée)',
   approval: {
@@ -554,6 +564,8 @@ const ID: CliMessages = {
   editedInput: '(disetujui dengan masukan yang diubah: {input})',
   modelFailed: '{model} gagal: {error}',
   tryingNext: '({what}; mencoba {model})',
+  modelRetry: 'percobaan ulang {retry} dari {max} setelah {error} (menunggu {waited})',
+  modelRetryOpen: 'percobaan ulang {retry} setelah {error} (menunggu {waited})',
   unusableTurn: '(giliran model tidak dapat dipakai)',
   droppedObservation: '(Observasi yang ditulis model sendiri dibuang)',
   approval: {

@@ -6,6 +6,7 @@
 
 import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
+import { seconds } from '../models/call-progress.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
 import { inFlagNames } from './flag-names.js';
 import { budgetDetail, CLI_MESSAGES, type CliMessages, fill, noAnswerMessage } from './i18n.js';
@@ -157,6 +158,20 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         }
         render(event.event);
         if (event.event.type === 'run-end') nested.delete(key);
+        break;
+      }
+      case 'model-retry': {
+        const values = {
+          retry: event.retry,
+          max: event.maxRetries ?? '',
+          error: safeText(event.error),
+          waited: seconds(event.delayMs),
+        };
+        write(
+          pc.dim(
+            fill(event.maxRetries === undefined ? messages.modelRetryOpen : messages.modelRetry, values),
+          ),
+        );
         break;
       }
       case 'hook-model-end':

@@ -158,7 +158,7 @@ function withCacheBreakpoints(model: AiSdkLanguageModel, request: ModelRequest) 
 
 async function generateTurn(settings: CallSettings, request: ModelRequest): Promise<ModelResponse> {
   const call = callSignal(request.signal);
-  const progress = trackCall(call.signal);
+  const progress = trackCall(call.signal, retriesOf(settings, request));
   try {
     const ai = await loadAi();
     const result = await ai.generateText(callArguments(ai, settings, request, call.signal));
@@ -176,6 +176,14 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
   } finally {
     call.release();
   }
+}
+
+/** The AI SDK's default `maxRetries`. */
+const AI_SDK_MAX_RETRIES = 2;
+
+/** Who hears of the SDK's retries of this call (seen by `trackingFetch`), and how many it makes at most. */
+function retriesOf(settings: CallSettings, request: ModelRequest) {
+  return { onRetry: request.onRetry, maxRetries: settings.maxRetries ?? AI_SDK_MAX_RETRIES };
 }
 
 const noop = () => {};
@@ -207,7 +215,7 @@ async function* streamTurn(settings: CallSettings, request: ModelRequest): Async
   const local = new AbortController();
   const signal = request.signal === undefined ? local.signal : abortAny([request.signal, local.signal]);
   let finished = false;
-  const progress = trackCall(signal);
+  const progress = trackCall(signal, retriesOf(settings, request));
   try {
     const ai = await loadAi();
     const result = ai.streamText({ ...callArguments(ai, settings, request, signal), onError: () => {} });

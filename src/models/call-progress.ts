@@ -11,7 +11,9 @@
  * @module
  */
 
-/** Times (from `performance.now()`, ms) of one model call's HTTP exchange. */
+import type { ModelRetry } from './types.js';
+
+/** Times (from `performance.now()`, ms) of one model call's HTTP exchange, and its retries. */
 export interface CallProgress {
   /** When the call started. */
   startedAt: number;
@@ -25,13 +27,27 @@ export interface CallProgress {
   bytes: number;
   /** When the call's signal was aborted (a timeout is described as of then, not as of when it surfaced). */
   abortedAt?: number;
+  /** How the last attempt failed (`HTTP 503`) and when, until the next attempt (a retry) is sent. */
+  failure?: { error: string; at: number };
+  /** Retries sent so far. @default 0 */
+  retries?: number;
+  /** Told of each retry as it is sent (`ModelRequest.onRetry`). */
+  onRetry?: ((retry: ModelRetry) => void) | undefined;
+  /** The most retries the HTTP client makes (the AI SDK's `maxRetries`), when known. */
+  maxRetries?: number | undefined;
 }
 
 const progressBySignal = new WeakMap<AbortSignal, CallProgress>();
 
-/** Starts tracking the call whose requests carry `signal`. */
-export function trackCall(signal: AbortSignal | undefined): CallProgress {
-  const progress: CallProgress = { startedAt: performance.now(), bytes: 0 };
+/**
+ * Starts tracking the call whose requests carry `signal`. `retries.onRetry` is called when an attempt
+ * follows a failed one (the HTTP client's retry), with `retries.maxRetries` as the most it makes.
+ */
+export function trackCall(
+  signal: AbortSignal | undefined,
+  retries: Pick<CallProgress, 'onRetry' | 'maxRetries'> = {},
+): CallProgress {
+  const progress: CallProgress = { startedAt: performance.now(), bytes: 0, ...retries };
   if (signal) {
     progressBySignal.set(signal, progress);
     signal.addEventListener('abort', () => (progress.abortedAt = performance.now()), { once: true });
@@ -41,17 +57,41 @@ export function trackCall(signal: AbortSignal | undefined): CallProgress {
 
 /**
  * `fetch` that records, for a tracked call, when each attempt was sent, when its headers came and when
- * its body last moved. Behaves exactly like `globalThis.fetch` otherwise.
+ * its body last moved, and reports an attempt that follows a failed one (an HTTP error status or a network
+ * error) to the call's `onRetry`. Behaves exactly like `globalThis.fetch` otherwise.
  */
 export const trackingFetch: typeof fetch = async (input, init) => {
   const progress = init?.signal ? progressBySignal.get(init.signal) : undefined;
   if (!progress) return fetch(input, init);
-  progress.attemptAt = performance.now();
+  const now = performance.now();
+  if (progress.failure) {
+    const retry = (progress.retries ?? 0) + 1;
+    progress.retries = retry;
+    const { error, at } = progress.failure;
+    delete progress.failure;
+    const { maxRetries, onRetry } = progress;
+    onRetry?.({
+      retry,
+      ...(maxRetries !== undefined && { maxRetries }),
+      error,
+      delayMs: Math.round(now - at),
+    });
+  }
+  progress.attemptAt = now;
   delete progress.headersAt;
   delete progress.lastDataAt;
   progress.bytes = 0;
-  const response = await fetch(input, init);
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    const what =
+      describeNetworkFailure(error, progress) ?? (error instanceof Error ? error.message : String(error));
+    if (!init?.signal?.aborted) progress.failure = { error: what, at: performance.now() };
+    throw error;
+  }
   progress.headersAt = performance.now();
+  if (!response.ok) progress.failure = { error: `HTTP ${response.status}`, at: progress.headersAt };
   if (!response.body) return response;
   const counted = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({

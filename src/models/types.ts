@@ -79,6 +79,35 @@ export interface ModelRequest {
    * @default true
    */
   promptCaching?: boolean;
+  /**
+   * Called by a model that retries the call itself, once per retry, before or as the retry is sent: the
+   * AI SDK adapter reports each of the SDK's own retries (HTTP 408, 409, 429, 5xx, a lost connection) for
+   * providers built from a model spec, which send through `trackingFetch`; the playground's retrying model
+   * reports its retries. The loop sets it on every request and turns each call into a `model-retry` event,
+   * so the trace records why a step took longer. A model that never retries ignores it.
+   * @default none
+   */
+  onRetry?: (retry: ModelRetry) => void;
+}
+
+/**
+ * One retry of a model call. The shape of a `model-retry` event (without its `type` and `step`).
+ *
+ * @example `{ retry: 1, maxRetries: 2, error: 'HTTP 503', delayMs: 1000 }` prints as
+ * `retry 1 of 2 after HTTP 503 (waited 1.0 s)` in `taoloop trace`.
+ */
+export interface ModelRetry {
+  /** Which retry this is: 1 for the first retry (the call's second attempt). */
+  retry: number;
+  /** How many retries the call may make at most, when known (the AI SDK's `maxRetries`). */
+  maxRetries?: number;
+  /**
+   * What the failed attempt ended with, short: `HTTP 503`, `cannot connect: connection refused
+   * (127.0.0.1:9)`, `the server rejected stop sequences`, or the error's message.
+   */
+  error: string;
+  /** The wait between the failed attempt and the retry, in milliseconds (0 for none). */
+  delayMs: number;
 }
 
 /**

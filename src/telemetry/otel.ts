@@ -155,6 +155,7 @@ class SpanRecorder {
       case 'model-delta':
       case 'reasoning-delta':
       case 'model-fallback':
+      case 'model-retry':
       case 'hook-model-end':
       case 'agent-event':
       case 'hook-error':

@@ -17,6 +17,7 @@ import type {
   Step,
   StopReason,
 } from '../agent/types.js';
+import type { ModelRetry } from '../models/types.js';
 import type { FormatProblemKind } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
@@ -37,6 +38,8 @@ export type TaoloopDataParts = {
   'answer-refused': { step: number; answer: string; problem: string };
   /** A model call failed and the next of `fallbackModels` took it. */
   'model-fallback': { step: number; fromModelId: string; toModelId: string; error: string };
+  /** A model call failed and is tried again with the same model (the `model-retry` event). */
+  'model-retry': { step: number } & ModelRetry;
   /**
    * The run paused for approvals (`pauseForApproval`): the requests (each also a tool part in state
    * `approval-requested`, with the request id as its approval id, a nested agent's too) and the run's
@@ -98,6 +101,7 @@ export interface ToUIMessageStreamOptions {
  *   way, as a part of its own (see {@link nestedChunks}), so `useChat` asks for it too,
  * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
  * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
+ *   `data-model-retry`,
  *   `data-run-pause` (a paused run's requests and state) and `data-stop` parts (see
  *   {@link TaoloopDataParts}),
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
@@ -209,6 +213,10 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
     case 'model-fallback': {
       const { type: _type, ...data } = event;
       return [{ type: 'data-model-fallback', data }];
+    }
+    case 'model-retry': {
+      const { type: _type, ...data } = event;
+      return [{ type: 'data-model-retry', data }];
     }
     case 'hook-error': {
       const { type: _type, ...data } = event;

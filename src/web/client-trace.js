@@ -456,12 +456,12 @@ export function createTraceView(ui, hooks) {
       case 'model-retry':
         addBlock(
           'retry',
-          `Retry ${message.attempt}`,
+          `Retry ${message.retry}`,
           `The model call failed: ${message.error} Trying again in ${seconds(message.delayMs)}.`,
           message.step,
         );
         setStatus(
-          `Step ${message.step}: the model call failed; retry ${message.attempt} in ${seconds(message.delayMs)}.`,
+          `Step ${message.step}: the model call failed; retry ${message.retry} in ${seconds(message.delayMs)}.`,
         );
         break;
       case 'model-fallback': {

@@ -24,8 +24,6 @@ import { errorMessage } from '../util/own.js';
  * plus
  * - `model-request`: the messages and stop sequences step `step`'s model call was sent (again when the
  *   call is repeated without stop sequences);
- * - `model-retry`: step `step`'s model call failed with an error worth retrying (HTTP 408, 409, 429, 5xx,
- *   a lost connection) before it wrote anything; attempt `attempt` follows in `delayMs` milliseconds;
  * - `approval-pending`: a tool call waits for the page; answer it at `.../approvals/<requestId>`;
  * - `run-error`: the run could not start or crashed (a caller mistake such as an invalid tool list),
  *   the same line a trace ends with after a crash;
@@ -33,9 +31,9 @@ import { errorMessage } from '../util/own.js';
  */
 export type RunMessage =
   | RunOptionsMessage
+  // `model-retry` among them: the session's own retries (`retryDelaysMs`), announced before each wait.
   | Exclude<AgentEvent, { type: 'reasoning-delta' }>
   | { type: 'model-request'; step: number; messages: ModelMessage[]; stopSequences?: string[] }
-  | { type: 'model-retry'; step: number; attempt: number; error: string; delayMs: number }
   | {
       type: 'approval-pending';
       requestId: string;
@@ -80,7 +78,8 @@ export interface RunSessionOptions {
   prices?: PriceTable;
   /**
    * Waits before each retry of a model call that failed with a retryable error before writing anything;
-   * one retry per entry, each announced with `model-retry`. @default DEFAULT_RETRY_DELAYS_MS
+   * one retry per entry, each a `model-retry` event of the run (sent to the page and written to the
+   * trace) before its wait. @default DEFAULT_RETRY_DELAYS_MS
    */
   retryDelaysMs?: readonly number[];
 }
@@ -208,8 +207,6 @@ export class RunSession {
     const { question, tools, maxSteps, earlier } = options;
     const model = watchRequests(options.model, {
       onRequest: (request) => this.#onRequest(request),
-      onRetry: (attempt, error, delayMs) =>
-        this.#emit({ type: 'model-retry', step: this.#step, attempt, error: errorMessage(error), delayMs }),
       retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
     });
     const runOptions: RunOptionsMessage = {
@@ -266,7 +263,6 @@ export class RunSession {
 /** What {@link watchRequests} reports, and its retry schedule. */
 interface Watch {
   onRequest: (request: ModelRequest) => void;
-  onRetry: (attempt: number, error: unknown, delayMs: number) => void;
   retryDelaysMs: readonly number[];
 }
 
@@ -277,16 +273,23 @@ function retryable(error: unknown): boolean {
 
 /**
  * `model`, calling `onRequest` with each request before it is sent, and retrying a call that fails with
- * a retryable error before it has written anything (announced with `onRetry`, after each wait of
- * `retryDelaysMs`). Every other property is the model's own (read through, methods bound to it).
+ * a retryable error before it has written anything, after each wait of `retryDelaysMs`. Each retry is
+ * reported to the request's `onRetry` before its wait, which the loop turns into a `model-retry` event.
+ * Every other property is the model's own (read through, methods bound to it).
  */
 function watchRequests(model: Model, watch: Watch): Model {
-  const { onRequest, onRetry, retryDelaysMs } = watch;
+  const { onRequest, retryDelaysMs } = watch;
   /** Waits before attempt `attempt + 1`, or rethrows when no retry is left. */
-  const beforeRetry = async (error: unknown, attempt: number, signal: AbortSignal | undefined) => {
+  const beforeRetry = async (error: unknown, attempt: number, request: ModelRequest) => {
+    const { signal } = request;
     const delayMs = retryDelaysMs[attempt - 1];
     if (delayMs === undefined || !retryable(error) || signal?.aborted) throw error;
-    onRetry(attempt, error, delayMs);
+    request.onRetry?.({
+      retry: attempt,
+      maxRetries: retryDelaysMs.length,
+      error: errorMessage(error),
+      delayMs,
+    });
     await sleep(delayMs, undefined, signal ? { signal } : {});
   };
   const generate = async (request: ModelRequest) => {
@@ -295,7 +298,7 @@ function watchRequests(model: Model, watch: Watch): Model {
       try {
         return await model.generate(request);
       } catch (error) {
-        await beforeRetry(error, attempt, request.signal);
+        await beforeRetry(error, attempt, request);
       }
     }
   };
@@ -312,7 +315,7 @@ function watchRequests(model: Model, watch: Watch): Model {
         return;
       } catch (error) {
         if (wrote) throw error;
-        await beforeRetry(error, attempt, request.signal);
+        await beforeRetry(error, attempt, request);
       }
     }
   }

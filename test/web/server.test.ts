@@ -321,9 +321,24 @@ describe('retries and prices', () => {
     };
     const messages = await followRun(playground, id);
     const retries = messages.filter((m) => m.type === 'model-retry');
-    assert.deepEqual(retries, [
-      { type: 'model-retry', step: 1, attempt: 1, error: overloaded.message, delayMs: 10 },
-      { type: 'model-retry', step: 1, attempt: 2, error: overloaded.message, delayMs: 20 },
+    const expected = [
+      { type: 'model-retry', step: 1, retry: 1, maxRetries: 2, error: overloaded.message, delayMs: 10 },
+      { type: 'model-retry', step: 1, retry: 2, maxRetries: 2, error: overloaded.message, delayMs: 20 },
+    ];
+    assert.deepEqual(retries, expected);
+    // The same events are in the run's trace, in their place: each between the requests it separates.
+    const lines = readTrace(`${playground.runsDir}/${id}.jsonl`).events;
+    const written = lines.filter((e) => e.type === 'model-retry').map(({ atMs: _, ...e }) => e);
+    assert.deepEqual(written, expected);
+    const order = lines.map((e) => e.type).filter((type) => /^model-(start|request|retry|end)$/.test(type));
+    assert.deepEqual(order, [
+      'model-start',
+      'model-request',
+      'model-retry',
+      'model-request',
+      'model-retry',
+      'model-request',
+      'model-end',
     ]);
     const end = messages.find((m) => m.type === 'run-end');
     assert.equal(end?.type === 'run-end' && end.result.status, 'answered');

@@ -160,6 +160,8 @@ export async function consumeRun(
       // other event stops it.
       if (!TURNING.has(event.type)) sinks.spinner.stop();
       sinks.render(event);
+      // The retry's line is printed; the spinner turns again while the call is tried again.
+      if (event.type === 'model-retry') sinks.spinner.start(`${sinks.thinking} (${event.step})`);
       if (event.type === 'run-end') result = event.result;
     }
   } catch (error) {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
@@ -45,6 +47,38 @@ for (const streaming of [true, false]) {
     }
   });
 }
+
+test('a connection closed before the headers is a model-retry event naming it (the AI SDK waits 2 s)', async (t) => {
+  let requests = 0;
+  // Closes the first connection unanswered; answers the next as an OpenAI-compatible server.
+  const server = createServer((request, response) => {
+    requests += 1;
+    if (requests === 1) return request.socket.destroy();
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const message = { role: 'assistant', content: ANSWER };
+    response.end(
+      JSON.stringify({
+        id: 'c',
+        created: 0,
+        model: 'm',
+        choices: [{ index: 0, message, finish_reason: 'stop' }],
+      }),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const model = await resolveModelSpec(`openai-compatible:http://127.0.0.1:${port}/v1#m`, {});
+  const events = await eventsOf(streamAgent({ model, question: 'q', tools: [calculator], streaming: false }));
+  const retries = events.filter((e) => e.type === 'model-retry');
+  assert.deepEqual(
+    retries.map((e) => e.type === 'model-retry' && [e.retry, e.maxRetries, e.error]),
+    [[1, 2, 'the server closed the connection before sending response headers']],
+  );
+  const end = events.at(-1);
+  assert.equal(end?.type === 'run-end' && end.result.status, 'answered');
+  assert.equal(requests, 2);
+});
 
 test('a call that succeeds at once has no model-retry event', async () => {
   const server = await startFakeOpenAI({ replies: [ANSWER] });

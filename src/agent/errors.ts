@@ -37,11 +37,12 @@ export class InvalidToolInputError extends Error {
 }
 
 /**
- * Thrown by a hook's `generate` (`prepareStep`, a compaction strategy) instead of making a model call the
+ * Thrown by a hook's `generate` (`prepareStep`, a compaction strategy, `repairToolCall`) instead of making a model call the
  * run's token or cost budget has no room for (checked like the run's own calls, before the call, on the
  * hook's request). `message` is the budget's reason, as a run stopped by it reports in `error` (`token
- * budget: ...` or `cost budget: ...`). Thrown out of the hook, it ends the run with status `budget`;
- * `summaryCompaction` catches it and shortens the transcript with markers instead.
+ * budget: ...` or `cost budget: ...`). Thrown out of `prepareStep` or compaction, it ends the run with status
+ * `budget`; `summaryCompaction` catches it and shortens the transcript with markers instead; out of a repair,
+ * it is that repair's failure (the model gets the corrective observation).
  */
 export class BudgetExceededError extends Error {
   override name = 'BudgetExceededError';

@@ -108,8 +108,9 @@ export interface RepairToolCallOptions {
    * the run's usage, `usageByModel`, cost and budgets, and reported as a `hook-model-end` event (`purpose`
    * names it there; default `'repairToolCall'`). Call models through this: a model the repair calls on its
    * own is not counted. A call is not made when the run's token or cost budget has no room for it.
-   * @throws {Error} `the repair's model call was not made: <budget>` when the budget has no room; what the
-   * model throws.
+   * @throws {BudgetExceededError} when the budget has no room (as a hook's `generate` does; a repair that
+   * lets it through is recorded as failed with the budget's reason, and the model gets the corrective
+   * observation); what the model throws.
    */
   generate(model: Model, request: ModelRequest, purpose?: string): Promise<ModelResponse>;
 }

@@ -20,7 +20,7 @@ import type { ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
 import { journalOf } from './act.js';
 import { type Budget, requestTokens } from './budget.js';
-import { InvalidToolInputError, NoSuchToolError } from './errors.js';
+import { BudgetExceededError, InvalidToolInputError, NoSuchToolError } from './errors.js';
 import { FINAL_ANSWER_TOOL } from './final-answer.js';
 import type { RepairToolCallFunction, RepairToolCallOptions } from './hook-types.js';
 import { toolDefinitions } from './native.js';
@@ -134,7 +134,7 @@ async function callRepair(
   const modelCalls: RepairModelCall[] = [];
   const generate = async (model: Model, request: ModelRequest, purpose = 'repairToolCall') => {
     const over = run.budget.check(request);
-    if (over !== undefined) throw new Error(`the repair's model call was not made: ${over}`);
+    if (over !== undefined) throw new BudgetExceededError(over);
     const response = await model.generate({ ...request, ...(run.signal && { signal: run.signal }) });
     const { text, usage } = response;
     const made = { modelId: model.id, purpose, text, usage, requestTokens: requestTokens(request) };

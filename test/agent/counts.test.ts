@@ -160,7 +160,7 @@ test("a repair's model call is not made when the budget has no room for it", asy
   });
   assert.equal(fixer.requests.length, 1, 'the second repair call was refused before it started');
   const [repair] = result.steps[0]!.toolCallRepairs!;
-  assert.match(repair!.repairError ?? '', /^the repair's model call was not made: token budget: 1100 of 600/);
+  assert.match(repair!.repairError ?? '', /^token budget: 1100 of 600/);
   assert.equal(result.status, 'budget');
   assert.equal(result.usage.inputTokens, 1100);
 });

@@ -175,7 +175,6 @@ function runsWithoutAsking(turn: ActionTurn, router: ToolRouter, options: AgentO
   return !needsAsking(prepared, options);
 }
 
-/** Runs read calls together, at most `toolConcurrency` at a time; events come in call order. */
 /** A read call of a step, and its number in the step (from 1). */
 interface ReadCall {
   call: ModelToolCall;
@@ -183,6 +182,7 @@ interface ReadCall {
   index: number;
 }
 
+/** Runs read calls together, at most `toolConcurrency` at a time; events come in call order. */
 async function* runReads(
   reads: readonly ReadCall[],
   step: number,

@@ -21,7 +21,10 @@ const SIGNATURE_PREFIX = 'hmac-sha256:';
 export const MIN_SECRET_CHARS = 32;
 
 /** What a state records; everything but the format marker, the version and the signature. */
-export type RunStateBody = Pick<RunState, 'runId' | 'messages' | 'journal' | 'pending' | 'pausedAt'>;
+export type RunStateBody = Pick<
+  RunState,
+  'runId' | 'messages' | 'journal' | 'pending' | 'pausedAt' | 'approvalsTogether'
+>;
 
 /** The state of a run that pauses now, signed when there is a secret. */
 export async function sealState(body: RunStateBody, secret: string | undefined): Promise<RunState> {
@@ -71,9 +74,11 @@ export async function openState(value: unknown, secret: string | undefined): Pro
 /** The state's fields, checked; a state from outside is data and is not trusted to be well formed. */
 function checkShape(value: Record<string, unknown>): RunState {
   const bad = (what: string) => new RunStateError('format', `Malformed run state: ${what}.`);
-  const { runId, messages, journal, pending, pausedAt } = value;
+  const { runId, messages, journal, pending, pausedAt, approvalsTogether } = value;
   if (typeof runId !== 'string' || runId === '') throw bad('"runId" must be a non-empty string');
   if (typeof pausedAt !== 'string') throw bad('"pausedAt" must be a string');
+  if (approvalsTogether !== undefined && approvalsTogether !== true)
+    throw bad('"approvalsTogether" must be true or absent');
   if (
     !Array.isArray(journal) ||
     !journal.every((e) => isRecord(e) && typeof e.name === 'string' && 'value' in e)

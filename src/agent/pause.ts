@@ -107,7 +107,13 @@ async function* pausableRun(
         }
         if (result.status === 'paused') {
           const pending = result.pending ?? [];
-          const body = { runId, messages: result.messages, journal: recorder.completed(), pending };
+          const body = {
+            runId,
+            messages: result.messages,
+            journal: recorder.completed(),
+            pending,
+            ...(batchesApprovals(options, resume) && { approvalsTogether: true as const }),
+          };
           const state = await sealState({ ...body, pausedAt: new Date().toISOString() }, options.secret);
           result.state = state;
           yield { type: 'run-pause', pending, state };
@@ -132,8 +138,7 @@ function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
  * Decides approvals of a run that may pause: the pending requests of a resumed run get their decisions; else
  * `pauseForApproval` pauses, and `approve` is asked (its `{ type: 'pause' }` pauses). Pausing throws
  * {@link RunPaused}, which ends the run `paused`; whatever else comes back is read by the loop, failing closed.
- * With `pauseForApproval` (or on resume without `approve`) the approver is marked
- * {@link PAUSES_EVERY_REQUEST}: a native step's approvals are then asked together, so the run pauses once
+ * When {@link batchesApprovals}, the approver is marked {@link PAUSES_EVERY_REQUEST}: a native step's approvals are then asked together, so the run pauses once
  * per step; `approve` is asked one request at a time, each call running before the next is asked.
  */
 function pausingApprover(options: AgentOptions, resume: Resume | undefined): ApproveFn {
@@ -147,10 +152,17 @@ function pausingApprover(options: AgentOptions, resume: Resume | undefined): App
     if (isPauseAnswer(answer)) throw new RunPaused([pending]);
     return answer as ApprovalDecision;
   };
-  // A resumed run without `approve` can only have paused with `pauseForApproval` (and asks no one later).
-  if (options.pauseForApproval === true || (resume !== undefined && options.approve === undefined))
-    approver[PAUSES_EVERY_REQUEST] = true;
+  if (batchesApprovals(options, resume)) approver[PAUSES_EVERY_REQUEST] = true;
   return approver;
+}
+
+/**
+ * Whether a native step's approvals are asked together: with `pauseForApproval`, and on resuming a run that
+ * paused so (its state says `approvalsTogether`), since the replay must ask in the order the run did. A run
+ * that `approve` paused asked one request at a time, and its resume does too, with or without `approve`.
+ */
+function batchesApprovals(options: AgentOptions, resume: Resume | undefined): boolean {
+  return options.pauseForApproval === true || resume?.state.approvalsTogether === true;
 }
 
 /** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */

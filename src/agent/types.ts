@@ -106,6 +106,12 @@ export interface RunState {
   pending: PendingApprovalRequest[];
   /** When the run paused (ISO 8601). */
   pausedAt: string;
+  /**
+   * `true` when the run paused with `pauseForApproval`: a native step's approvals were asked together, and
+   * a resume asks them so again, whatever its own options say. Absent when `approve` paused the run (one
+   * request at a time).
+   */
+  approvalsTogether?: true;
   /** With a `secret`: `hmac-sha256:<base64url>` over the rest of the state. */
   signature?: string;
 }

@@ -181,6 +181,47 @@ test('approve (no pause) is asked one call at a time, in order, each call runnin
   assert.deepEqual(t.log, ['asked a', 'ran a', 'asked b', 'ran b']);
 });
 
+test('approve that approves one call and pauses on the next resumes, without approve, where it stopped', async () => {
+  const t = tools();
+  const options = {
+    mode: 'native',
+    question: 'Write a and b.',
+    tools: [t.look, t.append],
+  } satisfies Partial<AgentOptions>;
+  const first = await runAgent({
+    ...options,
+    model: nativeReplyModel([STEP]),
+    approve: (request) => (request.input === 'a' ? { type: 'approve' } : { type: 'pause' }),
+  });
+  assert.equal(first.status, 'paused');
+  assert.deepEqual(t.log, ['ran a'], 'the approved call ran before the pause');
+  assert.deepEqual(
+    first.pending!.map((p) => p.input),
+    ['b'],
+  );
+  assert.equal(first.state!.approvalsTogether, undefined, 'asked one at a time, and resumed so');
+  const { state: batched } = await pausedStep();
+  assert.equal(batched.approvalsTogether, true);
+  await assert.rejects(
+    resumeAgent({
+      ...options,
+      model: nativeReplyModel(['done']),
+      state: { ...batched, approvalsTogether: 'yes' } as unknown as RunState,
+      decisions: {},
+    }),
+    (error) => error instanceof RunStateError && /approvalsTogether/.test(error.message),
+  );
+  // The person decides later, in another request: no approve callback this time.
+  const done = await resumeAgent({
+    ...options,
+    model: nativeReplyModel(['done']),
+    state: JSON.parse(JSON.stringify(first.state)) as RunState,
+    decisions: { [first.pending![0]!.id]: { type: 'approve' } },
+  });
+  assert.equal(done.status, 'answered', done.error);
+  assert.deepEqual(t.log, ['ran a', 'ran b'], 'each write ran exactly once');
+});
+
 test('a read made before a nested agent paused in the same step is not made again on resume', async () => {
   const t = tools();
   const inner = scriptedModel(['Thought: write.\nAction: append[n]', 'Thought: written.\nAnswer: wrote n']);

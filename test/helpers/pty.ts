@@ -27,7 +27,12 @@ export function spawnPty(
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
 ): PtyProcess {
-  const line = [command, ...args].map(quote).join(' ');
+  // `script -c` runs the line through `$SHELL -c` (`/bin/sh` when SHELL is unset, as under CI). bash execs
+  // a lone command, but dash stays as the command's parent: it would take the signals meant for the
+  // command (`signalCommand`), and, catching Ctrl-C's SIGINT while it waits, re-raise it on itself when the
+  // command exits, so `script` reports 130 for a command that exited 0. `exec` makes the command script's
+  // only child, whatever the shell.
+  const line = `exec ${[command, ...args].map(quote).join(' ')}`;
   const child = spawn('script', ['-qefc', line, '/dev/null'], {
     cwd: options.cwd,
     env: { ...options.env, TERM: 'dumb', COLUMNS: '200' },

@@ -72,8 +72,12 @@ export async function* callModel(
   let parts: AsyncIterator<ModelStreamPart> | undefined;
   try {
     parts = model.stream(retries.watch({ ...request, signal: controller.signal }))[Symbol.asyncIterator]();
-    for (;;) {
-      const next = yield* retries.until(parts.next(), options.step);
+    for (let first = true; ; first = false) {
+      // Retries come before a stream's first part (a provider retries the request, not a stream half read),
+      // so only that wait watches for them as they happen; a later one is passed on at the next part. Watching
+      // every part cost a third of the streaming step's overhead (bench loop-overhead: 190 -> 140 µs a step).
+      const next = first ? yield* retries.until(parts.next(), options.step) : await parts.next();
+      if (!first) yield* retries.take(options.step);
       if (next.done) break;
       const part = next.value;
       if (part.type === 'finish') {

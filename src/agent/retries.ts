@@ -42,12 +42,13 @@ export class RetryFeed {
       const woken = new Promise<boolean>((resolve) => (this.#wake = () => resolve(true)));
       const retried = this.#queued.length > 0 || (await Promise.race([settled, woken]));
       this.#wake = undefined;
-      yield* this.#take(step);
+      yield* this.take(step);
       if (!retried) return await pending;
     }
   }
 
-  *#take(step: number): Generator<AgentEvent> {
+  /** A `model-retry` event for step `step` for each retry reported since the last look. */
+  *take(step: number): Generator<AgentEvent> {
     const queued = this.#queued;
     this.#queued = [];
     for (const retry of queued) yield { type: 'model-retry', step, ...retry };

@@ -285,6 +285,11 @@ export interface AgentOptions<O = unknown> {
    * refuses a state whose signature does not match (`RunStateError`), or that has none. Use it whenever
    * the state leaves your server (a browser, a queue): an unsigned state is trusted as it is. A string of
    * at least 32 characters (e.g. 32 random bytes, base64).
+   *
+   * A signature says the state came from your server, not whose it is: anyone holding a state signed with
+   * this secret can resume it. To tie a state to a user or a conversation, sign with a secret derived for
+   * them from the request's authenticated identity (e.g. `` `${process.env.RUN_SECRET}:${userId}` ``), so
+   * another user's state fails its signature.
    * @default undefined (states are not signed)
    */
   secret?: string;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Model, ModelRequest } from '../models/types.js';
+import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import { createToolRouter, type ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
@@ -53,6 +53,11 @@ export interface PrepareContext {
   forced: boolean;
 }
 
+/** What the journal records for a hook's model call that failed: the error's message, thrown again on replay. */
+interface HookCallFailure {
+  hookError: string;
+}
+
 /**
  * Builds the step's request and passes it through the compaction strategy, then `prepareStep`. Yields a
  * `hook-model-end` event for each model call a hook made. A hook's `generate` checks the run's budget
@@ -89,9 +94,18 @@ export async function* prepareCall(context: PrepareContext): AsyncGenerator<Agen
       if (over !== undefined) throw new BudgetExceededError(over);
       calls += 1;
       const name = `step-${step}-hook-${calls}`;
-      const response = await journalOf(options)(name, () =>
-        model.generate({ ...hookRequest, ...(options.signal && { signal: options.signal }) }),
-      );
+      // A failed call is recorded too (`{ hookError }`), so a hook that catches it and goes on replays the
+      // same way on resume; unrecorded, it left a gap that cut the paused state short. An abort ends the run.
+      const recorded = await journalOf(options)(name, async (): Promise<ModelResponse | HookCallFailure> => {
+        try {
+          return await model.generate({ ...hookRequest, ...(options.signal && { signal: options.signal }) });
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          return { hookError: errorMessage(error) };
+        }
+      });
+      if ('hookError' in recorded) throw new Error(recorded.hookError);
+      const response = recorded;
       const costUsd = context.budget.record(hookRequest, response.usage, response.text, model.id);
       events.push({
         type: 'hook-model-end',

@@ -233,3 +233,66 @@ test("a hook's model call the budget has no room for is not made: the run ends w
     assert.equal(result.steps.length, 1);
   }
 });
+
+test('a hook that catches its failed model call pauses and resumes: the failure is replayed, not made again', async () => {
+  const { resumeAgent } = await import('../../src/agent/resume.js');
+  const written: string[] = [];
+  const write: Tool = {
+    name: 'write',
+    description: 'Writes a note.',
+    effects: 'write',
+    run: (input: string) => {
+      written.push(input);
+      return 'written';
+    },
+  };
+  let hookCalls = 0;
+  const hookModel: Model = {
+    id: 'hook-model',
+    async generate(): Promise<ModelResponse> {
+      hookCalls += 1;
+      if (hookCalls === 1) throw new Error('network down');
+      return { text: 'summary', usage: { inputTokens: 7, outputTokens: 1 }, finishReason: 'stop' };
+    },
+  };
+  const failures: string[] = [];
+  const options = {
+    tools: [write],
+    pauseForApproval: true,
+    secret: 'a test secret of at least 32 characters!!',
+    prepareStep: async ({
+      generate,
+    }: {
+      generate: (m: Model, r: ModelRequest) => Promise<ModelResponse>;
+    }) => {
+      try {
+        await generate(hookModel, { messages: [{ role: 'user', content: 'summarise' }] });
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+      return undefined;
+    },
+  } as const;
+  const paused = await runAgent({
+    ...options,
+    model: scriptedModel(['Thought: note it.\nAction: write[a]']),
+    question: 'Note a.',
+  });
+  assert.equal(paused.status, 'paused');
+  // The failed hook call is in the state, so the model call after it is too.
+  assert.deepEqual(
+    paused.state?.journal.map((e) => e.name),
+    ['step-1-hook-1', 'step-1-model'],
+  );
+  const resumed = await resumeAgent({
+    ...options,
+    model: scriptedModel(['Thought: done.\nAnswer: noted']),
+    state: JSON.parse(JSON.stringify(paused.state)),
+    decisions: { [paused.pending?.[0]?.id ?? '']: { type: 'approve' } },
+  });
+  assert.equal(resumed.status, 'answered', resumed.error);
+  assert.deepEqual(written, ['a']);
+  // Step 1's hook call was replayed (its failure given to the hook again), step 2's made live: 2 calls in all.
+  assert.equal(hookCalls, 2);
+  assert.deepEqual(failures, ['network down', 'network down']);
+});

@@ -151,4 +151,10 @@ test('examples/app/approve-later.ts: asks in one process, sends after the approv
     '(sending the email to ann@example.com)\nanswered: Ann knows the report is ready.\n',
   );
   assert.equal(fake.requests.length, 2, 'no model call made again');
+  // Deciding again (a retried request, a second click) finds the state claimed: no second email.
+  await assert.rejects(
+    runExample('examples/app/approve-later.ts', env, undefined, ['decide', state, 'approve']),
+    /exited 1: nothing to resume .*already decided/,
+  );
+  assert.equal(fake.requests.length, 2);
 });

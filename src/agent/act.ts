@@ -8,6 +8,7 @@ import type { LabelSet } from '../react/labels.js';
 import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
+import { ownField } from '../util/own.js';
 import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { journaledToolCall, toolCallId } from './durable.js';
 import { nestedRunnerOf } from './nested.js';
@@ -85,7 +86,9 @@ export async function* act(
 
 /** True when a valid call needs a person's approval (side effects, not allowed by `allowTools`). */
 export function needsAsking(prepared: PreparedCall, options: AgentOptions): boolean {
-  return prepared.needsApproval && !isAllowedWithoutAsking(prepared.tool.name, options.allowTools);
+  return (
+    prepared.needsApproval && !isAllowedWithoutAsking(prepared.tool.name, ownField(options, 'allowTools'))
+  );
 }
 
 /**
@@ -113,7 +116,9 @@ export async function* askApproval(
   const where = call > 1 ? { step, call } : { step };
   yield { type: 'approval-start', ...where, request };
   const decision = toApprovalDecision(
-    await journalOf(options)(`step-${step}-approval`, () => askApprover(request, options.approve)),
+    await journalOf(options)(`step-${step}-approval`, () =>
+      askApprover(request, ownField(options, 'approve')),
+    ),
   );
   yield { type: 'approval-end', ...where, request, decision };
   return decision;
@@ -148,5 +153,5 @@ export function approvalId(runId: string, step: number, call: number): string {
 
 /** The caller's journal, or a pass-through. */
 export function journalOf(options: AgentOptions): Journal {
-  return options.journal ?? ((_, effect) => effect());
+  return ownField(options, 'journal') ?? ((_, effect) => effect());
 }

@@ -10,7 +10,7 @@
  */
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutcome } from '../tools/router.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
-import { anySignal } from '../util/own.js';
+import { anySignal, ownField } from '../util/own.js';
 import { budgetOf, PARENT_BUDGET } from './budget.js';
 import { streamAgent } from './loop.js';
 import { NESTED_RUNNER, type ParentRun } from './nested.js';
@@ -110,12 +110,13 @@ async function* runNested(
   const journal: Journal | undefined = parentJournal && scopedJournal(parentJournal, `${where}/`);
   const signal = anySignal(agent.signal, p.signal);
   const budget = budgetOf(p);
+  const approve = ownField(p, 'approve'); // an inherited `approve` is no one's, and is not passed on
   const nested: AgentOptions & { [PARENT_BUDGET]?: typeof budget } = {
     ...agent,
     question: task,
     runId: `${p.runId ?? ''}/step-${step}/call-${call}/${name}`,
     ...(signal && { signal }),
-    ...(p.approve && { approve: p.approve }),
+    ...(approve && { approve }),
     ...(journal && { journal }),
     ...(agent.streaming === undefined && p.streaming !== undefined && { streaming: p.streaming }),
     [PARENT_BUDGET]: budget,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { errorMessage } from '../util/own.js';
+import { errorMessage, ownField } from '../util/own.js';
 import { RunPaused, RunStateError } from './pause-errors.js';
 import type { AgentOptions, ApprovalDecision, ApprovalRequest } from './types.js';
 
@@ -93,7 +93,8 @@ function describe(value: unknown): string {
 
 /**
  * Asks `approve` and turns whatever happens into a decision: no approver (or one that is not a function),
- * a throw and a rejected promise are rejections. Never rejects, except with the run's own pause
+ * a throw and a rejected promise are rejections. Only a native Promise that `approve` returns is awaited;
+ * any other value, a thenable included, is read as it is (by its own fields). Never rejects, except with the run's own pause
  * (`RunPaused`) or a resume that does not match its state (`RunStateError`), which end the run.
  */
 export async function askApprover(
@@ -104,7 +105,12 @@ export async function askApprover(
     return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
   let answer: unknown;
   try {
-    answer = await approve(request);
+    const returned: unknown = approve(request);
+    // Only a native Promise is awaited: `await` on any other thenable would call its `then`, which could
+    // answer something other than the object's own `type`. Kept in a variable, never returned from an
+    // async function, which would adopt it too. (An `async` approver that returns a thenable still has it
+    // adopted by the Promise machinery before we see it; that cannot be helped here.)
+    answer = returned instanceof Promise ? await returned : returned;
   } catch (error) {
     if (error instanceof RunPaused || error instanceof RunStateError) throw error;
     return { type: 'reject', reason: `approval failed: ${safeMessage(error)}` };
@@ -126,6 +132,7 @@ function safeMessage(error: unknown): string {
  * name. Any other value (a string of names, `true`, an object) allows nothing.
  */
 export function isAllowedWithoutAsking(tool: string, allowTools: unknown): boolean {
+  // Callers pass the options' own `allowTools` (`ownField`): an inherited one allows nothing.
   if (allowTools === 'all') return true;
   return Array.isArray(allowTools) && allowTools.some((name) => name === tool);
 }
@@ -140,5 +147,5 @@ export const PAUSES_EVERY_REQUEST: unique symbol = Symbol('taoloop.pausesEveryRe
 /** True for an approver marked {@link PAUSES_EVERY_REQUEST}. */
 export function pausesEveryRequest(approve: unknown): boolean {
   if (typeof approve !== 'function') return false;
-  return (approve as { [PAUSES_EVERY_REQUEST]?: unknown })[PAUSES_EVERY_REQUEST] === true;
+  return ownField(approve as { [PAUSES_EVERY_REQUEST]?: unknown }, PAUSES_EVERY_REQUEST) === true;
 }

@@ -15,6 +15,7 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
+import { ownField } from '../util/own.js';
 import { act, askApproval, journalTool, needsAsking } from './act.js';
 import { pausesEveryRequest } from './approval.js';
 import { textInput } from './native.js';
@@ -113,7 +114,7 @@ export async function* actAll(
   router: ToolRouter,
   options: AgentOptions & { labels: LabelSet },
 ): AsyncGenerator<AgentEvent, StepCall[]> {
-  const decided = pausesEveryRequest(options.approve)
+  const decided = pausesEveryRequest(ownField(options, 'approve'))
     ? yield* approveTogether(calls, step, router, options)
     : new Map<number, ApprovalDecision>();
   const results: StepCall[] = [];

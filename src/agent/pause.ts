@@ -12,7 +12,7 @@
  * @module
  */
 
-import { errorMessage } from '../util/own.js';
+import { errorMessage, ownField } from '../util/own.js';
 import { PAUSES_EVERY_REQUEST, toApprovalDecision } from './approval.js';
 import { conversationAfter } from './conversation.js';
 import { newRunId } from './durable.js';
@@ -50,8 +50,9 @@ export function pausable(
   options: AgentOptions,
   resume?: ResumeInput,
 ): AsyncGenerator<AgentEvent, RunResult> {
-  const pausing = options.pauseForApproval === true || resume !== undefined;
-  if (options.journal !== undefined) {
+  // Options that grant or withhold permission are read as own properties: inherited ones count as absent.
+  const pausing = ownField(options, 'pauseForApproval') === true || resume !== undefined;
+  if (ownField(options, 'journal') !== undefined) {
     if (pausing) {
       throw new AgentConfigError(
         'Pause and resume (`pauseForApproval`, `resumeAgent`) cannot be combined with a `journal`: a durable engine (Restate) waits for approvals itself. Use one or the other.',
@@ -59,7 +60,7 @@ export function pausable(
     }
     return loop(options);
   }
-  if (!pausing && options.approve === undefined) return loop(options);
+  if (!pausing && ownField(options, 'approve') === undefined) return loop(options);
   return pausableRun(loop, options, resume);
 }
 
@@ -114,7 +115,10 @@ async function* pausableRun(
             pending,
             ...(batchesApprovals(options, resume) && { approvalsTogether: true as const }),
           };
-          const state = await sealState({ ...body, pausedAt: new Date().toISOString() }, options.secret);
+          const state = await sealState(
+            { ...body, pausedAt: new Date().toISOString() },
+            ownField(options, 'secret'),
+          );
           result.state = state;
           yield { type: 'run-pause', pending, state };
         }
@@ -142,15 +146,21 @@ function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
  * per step; `approve` is asked one request at a time, each call running before the next is asked.
  */
 function pausingApprover(options: AgentOptions, resume: Resume | undefined): ApproveFn {
+  const pauseForApproval = ownField(options, 'pauseForApproval') === true;
+  const approve = ownField(options, 'approve');
   const approver: ApproveFn & { [PAUSES_EVERY_REQUEST]?: true } = async (request) => {
     const pending = pendingOf(request);
     if (resume?.waiting) return resume.decide(pending);
-    if (options.pauseForApproval === true) throw new RunPaused([pending]);
-    if (options.approve === undefined)
+    if (pauseForApproval) throw new RunPaused([pending]);
+    if (approve === undefined)
       return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
-    const answer: unknown = await options.approve(request);
+    const returned: unknown = approve(request);
+    // Only a native Promise is awaited, as in `askApprover`: a thenable is read by its own fields. The
+    // answer is turned into a fresh decision here, since returning the thenable itself from this async
+    // function would adopt it (call its `then`).
+    const answer = returned instanceof Promise ? await returned : returned;
     if (isPauseAnswer(answer)) throw new RunPaused([pending]);
-    return answer as ApprovalDecision;
+    return toApprovalDecision(answer);
   };
   if (batchesApprovals(options, resume)) approver[PAUSES_EVERY_REQUEST] = true;
   return approver;
@@ -162,7 +172,7 @@ function pausingApprover(options: AgentOptions, resume: Resume | undefined): App
  * that `approve` paused asked one request at a time, and its resume does too, with or without `approve`.
  */
 function batchesApprovals(options: AgentOptions, resume: Resume | undefined): boolean {
-  return options.pauseForApproval === true || resume?.state.approvalsTogether === true;
+  return ownField(options, 'pauseForApproval') === true || resume?.state.approvalsTogether === true;
 }
 
 /** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */
@@ -189,7 +199,7 @@ interface Resume {
  * @throws {RunStateError} saying what is wrong.
  */
 export async function openResume(options: AgentOptions, input: ResumeInput): Promise<Resume> {
-  const state = await openState(input.state, options.secret);
+  const state = await openState(input.state, ownField(options, 'secret'));
   if (options.question !== undefined || options.messages !== undefined) {
     const given = conversationAfter(options, undefined, undefined);
     if (canonicalJson(given) !== canonicalJson(state.messages)) {

@@ -56,7 +56,11 @@ export interface PauseAnswer {
   type: 'pause';
 }
 
-/** Decides approval requests, or answers {@link PauseAnswer} to pause the run. */
+/**
+ * Decides approval requests, or answers {@link PauseAnswer} to pause the run. Only an object whose own
+ * `type` is exactly `'approve'` approves. A returned native `Promise` is awaited; any other value (a
+ * thenable too) is read as it is, by its own fields.
+ */
 export type ApproveFn = (
   request: ApprovalRequest,
 ) => ApprovalDecision | PauseAnswer | Promise<ApprovalDecision | PauseAnswer>;
@@ -267,6 +271,15 @@ export interface AgentOptions<O = unknown> {
   /**
    * Asked before any tool whose effects are not `'read'` (or whose `needsApproval` is true) runs.
    * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
+   *
+   * The call runs only when the answer is an object whose own `type` is exactly `'approve'` (or an edit
+   * whose own `type` is `'edit'` with an own string `input`); anything else is a rejection. Only a native
+   * `Promise` returned by `approve` is awaited: any other value, a thenable included, is read as it is, by
+   * its own fields (`{ type: 'reject', then() {…} }` is a rejection, whatever its `then` would give).
+   *
+   * This option, `allowTools`, `pauseForApproval`, `journal` and `secret` (and a tool's `needsApproval`)
+   * are read as own properties of the options object: an inherited value (from a prototype, say one that
+   * prototype pollution reached) counts as absent, so it never lets a side effect happen.
    * @default none (every call that needs approval is rejected, unless `allowTools` names its tool)
    */
   approve?: ApproveFn;

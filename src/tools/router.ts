@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { errorMessage, getOwn, isPromiseLike } from '../util/own.js';
+import { errorMessage, getOwn, isPromiseLike, ownField } from '../util/own.js';
 import { toolOutputText } from './tool-output.js';
 import { DEFAULT_MAX_INPUT_CHARS, type Tool, type ToolContext } from './types.js';
 import { validateToolInput } from './validate.js';
@@ -146,13 +146,16 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
 }
 
 /**
- * Whether `tool` must be approved before it runs. Fails closed: it asks unless `needsApproval` is exactly
- * `false`, or `needsApproval` is unset and `effects` is unset or exactly `'read'` (a misspelt effect such
- * as `'READ'` asks).
+ * Whether `tool` must be approved before it runs. Fails closed: it asks unless the tool's own
+ * `needsApproval` is exactly `false`, or `needsApproval` is unset and `effects` is unset or exactly
+ * `'read'` (a misspelt effect such as `'READ'` asks). An inherited `needsApproval` (say, `false` set on
+ * `Object.prototype`) counts as unset. `effects` is read as it is: any value but `'read'` asks, so an
+ * inherited one can only make a tool ask.
  */
 export function toolNeedsApproval(tool: Pick<Tool, 'effects' | 'needsApproval'>): boolean {
-  if (tool.needsApproval === false) return false;
-  if (tool.needsApproval !== undefined) return true;
+  const needsApproval = ownField(tool, 'needsApproval');
+  if (needsApproval === false) return false;
+  if (needsApproval !== undefined) return true;
   return tool.effects !== undefined && tool.effects !== 'read';
 }
 

@@ -13,7 +13,7 @@ import { openResume, type ResumeInput } from '../agent/pause.js';
 import { RunStateError } from '../agent/pause-errors.js';
 import { streamResumedAgent } from '../agent/resume.js';
 import type { AgentEvent, AgentOptions, RunResult } from '../agent/types.js';
-import { errorMessage } from '../util/own.js';
+import { errorMessage, ownField } from '../util/own.js';
 import { abortAny } from '../util/signal.js';
 import { pausedRunIn } from './ui-resume.js';
 import { toUIMessageStream } from './ui-stream.js';
@@ -108,7 +108,9 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  */
 export async function createAgentUIStreamResponse(options: AgentUIStreamResponseOptions): Promise<Response> {
   const { request, headers, onResult, ...agentOptions } = options;
-  if (agentOptions.pauseForApproval === true && agentOptions.secret === undefined) {
+  // Read as own properties, as the run reads them: an inherited `secret` is no secret.
+  const secret = ownField(agentOptions, 'secret');
+  if (ownField(agentOptions, 'pauseForApproval') === true && secret === undefined) {
     throw new AgentConfigError(
       'pauseForApproval in a chat route needs a `secret`: the paused run state goes to the browser and back, and only a signed state is resumed.',
     );
@@ -148,7 +150,7 @@ async function readChatRequest(
 ): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] }> {
   const resume = pausedRunIn(uiMessages);
   if (resume) {
-    if (agentOptions.secret === undefined) {
+    if (ownField(agentOptions, 'secret') === undefined) {
       throw new RunStateError(
         'unsigned',
         'the last message continues a paused run, and this route resumes none (it has no `secret` to check the run state with).',

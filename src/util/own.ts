@@ -12,6 +12,16 @@ export function getOwn<T>(record: Readonly<Record<string, T>>, key: string): T |
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
+/**
+ * An object's own property; an inherited one (say, set on `Object.prototype` by prototype pollution)
+ * counts as absent. Every option or tool field that can let a side effect happen (`approve`, `allowTools`,
+ * `pauseForApproval`, `needsApproval`, `journal`, `secret`) is read through this, so inherited data never
+ * grants permission: absent means ask, or refuse.
+ */
+export function ownField<T extends object, K extends keyof T>(object: T, key: K): T[K] | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
+}
+
 /** The message of anything thrown, described readably when it is not an Error (see {@link describeThrown}). */
 export function errorMessage(error: unknown): string {
   return describeThrown(error);

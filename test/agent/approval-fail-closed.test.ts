@@ -152,21 +152,24 @@ test('an approve that throws or rejects never runs the tool', async () => {
         });
       },
     ],
-    [
-      'returns a thenable whose then throws',
-      () => ({
-        // biome-ignore lint/suspicious/noThenProperty: a hostile thenable is the point of this case.
-        then: () => {
-          throw new Error('then');
-        },
-      }),
-    ],
   ];
   for (const [label, approve] of throwers) {
     const outcome = await runWith(approve);
     assertRefused(outcome, label);
     assert.match(outcome.observation?.text ?? '', /approval failed/, label);
   }
+  // A thenable is not a Promise: it is read as it is (no own `type`), and its `then` is never called.
+  let thenCalls = 0;
+  const thenable = await runWith(() => ({
+    // biome-ignore lint/suspicious/noThenProperty: a hostile thenable is the point of this case.
+    then: () => {
+      thenCalls++;
+      throw new Error('then');
+    },
+  }));
+  assertRefused(thenable, 'returns a thenable whose then throws');
+  assert.match(thenable.observation?.text ?? '', /whose type is nothing/);
+  assert.equal(thenCalls, 0);
   // An approver that is not a function is a rejection too, not a crash.
   assertRefused(await runWith({ type: 'approve' }), 'approve is an object');
   assertRefused(await runWith('yes'), 'approve is a string');

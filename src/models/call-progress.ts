@@ -62,7 +62,8 @@ export function trackCall(
  */
 export const trackingFetch: typeof fetch = async (input, init) => {
   const progress = init?.signal ? progressBySignal.get(init.signal) : undefined;
-  if (!progress) return fetch(input, init);
+  if (!progress)
+    return fetch(input, init).catch((error) => Promise.reject(refusedPort(error, input) ?? error));
   const now = performance.now();
   if (progress.failure) {
     const retry = (progress.retries ?? 0) + 1;
@@ -87,6 +88,8 @@ export const trackingFetch: typeof fetch = async (input, init) => {
   } catch (error) {
     const what =
       describeNetworkFailure(error, progress) ?? (error instanceof Error ? error.message : String(error));
+    const refused = refusedPort(error, input);
+    if (refused) throw refused;
     if (!init?.signal?.aborted) progress.failure = { error: what, at: performance.now() };
     throw error;
   }
@@ -108,6 +111,22 @@ export const trackingFetch: typeof fetch = async (input, init) => {
     headers: response.headers,
   });
 };
+
+/**
+ * fetch refuses the Fetch standard's "bad ports" (9, 25, 6000, ...) before connecting, in Node (undici:
+ * `TypeError: fetch failed`, cause `bad port`) as in browsers; no retry can succeed. A plain `Error` saying
+ * so, which the AI SDK does not retry (it retries its own "Cannot connect to API" errors), else undefined.
+ */
+function refusedPort(error: unknown, input: Parameters<typeof fetch>[0]): Error | undefined {
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (!(cause instanceof Error) || cause.message !== 'bad port') return undefined;
+  const url = input instanceof Request ? input.url : String(input);
+  const port = URL.canParse(url) ? new URL(url).port : '';
+  return new Error(
+    `cannot connect: fetch refuses port ${port || '(this one)'} as unsafe (the Fetch standard's bad ports); run the server on another port`,
+    { cause: error },
+  );
+}
 
 /** Seconds for a message: `0.4 s`, `12 s`. */
 export function seconds(ms: number): string {

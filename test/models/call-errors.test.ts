@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { runAgent } from '../../src/agent/loop.js';
+import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { describeStall } from '../../src/models/call-progress.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
 
@@ -85,4 +85,21 @@ test('describeStall tells silence from a slow answer that still flows', () => {
     describeStall({ ...base, headersAt: 100, lastDataAt: 119_990, bytes: 20_480 }, 120_000),
     'no complete answer within 120 s: still receiving (20480 bytes so far)',
   );
+});
+
+test('a port fetch refuses as unsafe (9) is named, and not retried (no retry can succeed)', async () => {
+  const model = await resolveModelSpec('openai-compatible:http://127.0.0.1:9/v1#m'); // default retries: 2
+  for (const streaming of [false, true]) {
+    const events: string[] = [];
+    const run = streamAgent({ model, question: 'q', tools: [], streaming });
+    let next = await run.next();
+    while (!next.done) {
+      events.push(next.value.type);
+      next = await run.next();
+    }
+    const result = next.value;
+    assert.equal(result.status, 'error');
+    assert.match(result.error ?? '', /fetch refuses port 9 as unsafe .*run the server on another port/);
+    assert.ok(!events.includes('model-retry'), `no retry: ${events.join(', ')}`);
+  }
 });

@@ -81,9 +81,13 @@ export class Budget {
     return this.#usageByModel;
   }
 
-  /** Total cost so far in USD; `undefined` when any call's cost was unknown. */
+  /**
+   * Total cost so far in USD; `undefined` when any call's cost was unknown. Before any call it is 0 when the
+   * model has a price (a run stopped by its budget before its first call cost nothing), else `undefined`.
+   */
   get costUsd(): number | undefined {
-    return this.#costKnown ? this.#costUsd : undefined;
+    if (!this.#costKnown) return undefined;
+    return this.#costUsd ?? (this.#price ? 0 : undefined);
   }
 
   /** Registers this budget as the one of the loop whose options these are (see {@link budgetOf}). */

@@ -655,8 +655,11 @@ export function noAnswerMessage(
   status: Exclude<StopReason, 'answered'>,
   detail: string | undefined,
 ): string {
-  const fallback = status === 'budget' ? messages.budgetDetail : messages.failedDetail;
-  return fill(messages.noAnswer[status], { detail: detail ?? fallback });
+  if (status === 'budget') {
+    // The budget's template closes `({detail}).` itself: the detail's own full stop would double it.
+    return fill(messages.noAnswer.budget, { detail: (detail ?? messages.budgetDetail).replace(/\.$/, '') });
+  }
+  return fill(messages.noAnswer[status], { detail: detail ?? messages.failedDetail });
 }
 
 /**

@@ -212,12 +212,14 @@ export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSA
   const { inputTokens, outputTokens, estimated } = result.usage;
   // `~` marks counts (and the cost from them) that include taoloop's estimate for a call cut client-side.
   const about = estimated ? '~' : '';
+  // No model call at all (a budget that stopped the run before its first): 0 tokens, not unknown ones.
+  const noCall = result.usageByModel !== undefined && Object.keys(result.usageByModel).length === 0;
   const tokens =
-    inputTokens === undefined && outputTokens === undefined
+    inputTokens === undefined && outputTokens === undefined && !noCall
       ? messages.tokensUnknown
       : fill(messages.tokenCounts, {
-          in: `${about}${inputTokens ?? '?'}`,
-          out: `${about}${outputTokens ?? '?'}`,
+          in: `${about}${inputTokens ?? (noCall ? 0 : '?')}`,
+          out: `${about}${outputTokens ?? (noCall ? 0 : '?')}`,
         });
   const cost = result.costUsd === undefined ? messages.costUnknown : `${about}${formatUsd(result.costUsd)}`;
   const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;

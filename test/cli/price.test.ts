@@ -134,3 +134,28 @@ test('--max-cost without any known price says how to give one', async (t) => {
   assert.match(stderr, /--max-cost needs the price of .*#m.*--price IN\/OUT.*"prices"/);
   assert.equal(server.requests.length, 0);
 });
+
+test('a budget that stops the run before its first call: 0 tokens, $0.0000, one full stop, in every --lang', async (t) => {
+  const server = await billingServer();
+  t.after(() => server.close());
+  const args = ['run', 'q', '--model', `openai-compatible:${server.baseURL}#m`, '--price', '1/2'];
+  const json = await runCli([...args, '--max-cost', '0.0000001', '--json'], { env: cliEnv().env });
+  assert.equal(json.code, 1, json.stderr);
+  assert.equal(JSON.parse(json.stdout).status, 'budget');
+  assert.equal(JSON.parse(json.stdout).costUsd, 0);
+  for (const lang of ['en', 'pt', 'fr', 'id']) {
+    const { code, stdout, stderr } = await runCli(
+      [...args, '--max-cost', '0.0000001', '--no-stream', '--lang', lang],
+      {
+        env: cliEnv().env,
+      },
+    );
+    const out = stdout + stderr;
+    assert.equal(code, 1, out);
+    assert.match(out, /· 0 [^·]*\/ 0 [^·]*· \$0\.0000 ·/, `${lang}: ${out}`);
+    assert.doesNotMatch(out, /--price|unknown|inconnu|desconhecid|tidak diketahui/i, `${lang}: ${out}`);
+    assert.match(out, /\$[\d.]*\d\)\.\n/, `${lang}: ${out}`);
+    assert.doesNotMatch(out, /\.\)\./, `${lang}: ${out}`);
+  }
+  assert.equal(server.requests.length, 0);
+});

@@ -9,6 +9,7 @@
  * @module
  */
 import { errorMessage } from '../util/own.js';
+import type { EnsureModelOptions } from './local-download.js';
 import { HOSTED_DEFAULT_MODELS, parseModelSpec } from './spec.js';
 
 /** Where a chosen model spec came from. */
@@ -49,6 +50,11 @@ export interface ChooseModelOptions {
    * @default ENDPOINT_PROBE_TIMEOUT_MS (2000)
    */
   endpointTimeoutMs?: number;
+  /**
+   * {@link describeModelChoices} only: how the embedded model is checked (cache folder, the offline check's
+   * `lookup`), as a run's download would be; nothing is downloaded.
+   */
+  localModel?: Pick<EnsureModelOptions, 'cacheDir' | 'lookup' | 'lookupTimeoutMs'>;
 }
 
 /** One row of {@link describeModelChoices}: a source in the chain and whether it can be used. */
@@ -115,12 +121,16 @@ export async function describeModelChoices(
     all.push(
       candidate.available && (candidate.source === 'flag' || candidate.source === 'env')
         ? await checkEndpoint(candidate, env, options.endpointTimeoutMs ?? ENDPOINT_PROBE_TIMEOUT_MS)
-        : candidate,
+        : candidate.source === 'embedded'
+          ? await checkEmbedded(candidate, env, options.localModel)
+          : candidate,
     );
   }
-  // A spec given with --model or TAOLOOP_MODEL is what a run uses, answering or not.
+  // A spec given with --model or TAOLOOP_MODEL is what a run uses, answering or not; so is the embedded
+  // model when nothing else is there, downloadable or not.
   const given = all.find((c) => (c.source === 'flag' || c.source === 'env') && c.spec !== undefined);
-  const first = given ?? all.find((c) => c.available && c.spec !== undefined);
+  const first =
+    given ?? all.find((c) => c.available && c.spec !== undefined) ?? all.find((c) => c.source === 'embedded');
   if (!first) throw new Error('unreachable: the embedded model is always a candidate');
   return { candidates: all, chosen: toChoice(first) };
 }
@@ -140,6 +150,28 @@ function endpointOf(spec: string, env: NodeJS.ProcessEnv): { baseURL: string; mo
     // A bad spec is reported when a run resolves it.
   }
   return undefined;
+}
+
+/**
+ * The embedded model's candidate after the check a run makes before downloading it (nothing is downloaded):
+ * available when its file is in the cache or a download could start, not when the machine is offline.
+ */
+async function checkEmbedded(
+  candidate: ModelCandidate,
+  env: NodeJS.ProcessEnv,
+  localModel: ChooseModelOptions['localModel'],
+): Promise<ModelCandidate> {
+  const { DEFAULT_LOCAL_MODEL_URI, localModelStatus } = await import('./local-download.js');
+  if (candidate.spec !== FALLBACK_EMBEDDED_SPEC) return candidate;
+  const status = await localModelStatus(DEFAULT_LOCAL_MODEL_URI, { ...localModel, env });
+  if (status.cached !== undefined)
+    return { ...candidate, note: `in-process llama.cpp; the default model is downloaded (${status.cached})` };
+  if (status.cannotDownload === undefined) return candidate;
+  return {
+    ...candidate,
+    available: false,
+    note: `in-process llama.cpp; the default model (${DEFAULT_LOCAL_MODEL_URI}) is not downloaded and cannot be downloaded now: ${status.cannotDownload}`,
+  };
 }
 
 /** A given spec's candidate after asking its server for the model list (unchanged for other specs). */
@@ -328,7 +360,9 @@ function toChoice(candidate: ModelCandidate): ModelChoice {
     env: `TAOLOOP_MODEL is set to ${spec}${unanswered}`,
     'api-key': `no --model or TAOLOOP_MODEL, and ${candidate.note}`,
     ollama: `no --model, TAOLOOP_MODEL or API key, and ${candidate.note}`,
-    embedded: 'no --model, TAOLOOP_MODEL, API key or Ollama model: using the embedded local model',
+    embedded: candidate.available
+      ? 'no --model, TAOLOOP_MODEL, API key or Ollama model: using the embedded local model'
+      : 'no --model, TAOLOOP_MODEL, API key or Ollama model, and the embedded local model is not downloaded and cannot be downloaded now (see its note): a run fails until a model is configured',
   };
   return { spec, source: candidate.source, reason: reasons[candidate.source] };
 }

@@ -208,6 +208,30 @@ export async function ensureLocalModelFile(uri: string, options: EnsureModelOpti
 }
 
 /**
+ * Whether {@link ensureLocalModelFile} could give `uri` now, without downloading anything: `{ cached }` (the
+ * path) when a complete copy is in the cache, `{}` when a download could start, else `{ cannotDownload }`:
+ * why not (the same offline check as {@link ensureLocalModelFile}, e.g. `TAOLOOP_OFFLINE=1 is set`).
+ */
+export async function localModelStatus(
+  uri: string,
+  options: EnsureModelOptions = {},
+): Promise<{ cached?: string; cannotDownload?: string }> {
+  const { host, fileName } = parseHfUri(uri, options.env ?? process.env);
+  const cached = await cachedFile(join(options.cacheDir ?? modelCacheDir(options.env), fileName), uri);
+  if (cached !== undefined) return { cached };
+  try {
+    await checkOnline(host, options);
+    return {};
+  } catch (error) {
+    if (!(error instanceof ModelConfigError)) throw error;
+    const why = error.message
+      .replace(/^Cannot download the local model: /, '')
+      .replace(` ${LOCAL_MODEL_ADVICE}`, '');
+    return { cannotDownload: why.replace(/\.$/, '') };
+  }
+}
+
+/**
  * {@link ensureLocalModelFile} for {@link DEFAULT_LOCAL_MODEL_URI}: the path of the default local model,
  * downloaded on first use (about 1.1 GB) with a progress bar on stderr.
  *

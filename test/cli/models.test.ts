@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { tempDir } from '../helpers/temp.js';
 
 test('taoloop models shows the chain and why the first available model is chosen', async () => {
   const { code, stdout } = await runCli(['models'], { env: cleanEnv({ ANTHROPIC_API_KEY: 'test-key' }) });
@@ -77,3 +81,39 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+test('taoloop models offline with nothing configured: the embedded model is not downloaded and cannot be now, as run finds', async () => {
+  const cache = tempDir('taoloop-models-cache-');
+  const env = cleanEnv({ TAOLOOP_CACHE_DIR: cache });
+  const { code, stdout } = await runCli(['models'], { env });
+  assert.equal(code, 0);
+  assert.match(
+    stdout,
+    /^\*\s+embedded\s+local:default\s+no\s+.*is not downloaded and cannot be downloaded now: TAOLOOP_OFFLINE=1 is set$/m,
+  );
+  assert.match(
+    stdout,
+    /Chosen: local:default\nWhy: .*embedded local model is not downloaded and cannot be downloaded now/,
+  );
+  const json = JSON.parse((await runCli(['models', '--json'], { env })).stdout);
+  assert.equal(json.candidates.find((c: { source: string }) => c.source === 'embedded').available, false);
+  const run = await runCli(['run', 'q'], { env });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /the embedded local model is not available: .*TAOLOOP_OFFLINE=1 is set/);
+
+  // A complete copy in the cache (the file and its receipt, as a download leaves them): available, offline too.
+  const file = join(cache, 'models', 'Qwen--Qwen2.5-1.5B-Instruct-GGUF--qwen2.5-1.5b-instruct-q4_k_m.gguf');
+  await mkdir(join(cache, 'models'), { recursive: true });
+  await writeFile(file, 'GGUF0000');
+  await writeFile(
+    `${file}.json`,
+    JSON.stringify({
+      uri: 'hf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf',
+      sizeBytes: 8,
+    }),
+  );
+  const cached = await runCli(['models'], { env });
+  assert.match(cached.stdout, /^\*\s+embedded\s+local:default\s+yes\s+.*the default model is downloaded/m);
+  assert.match(cached.stdout, /Chosen: local:default\nWhy: .*using the embedded local model\./);
+  assert.equal(readdirSync(join(cache, 'models')).length, 2, 'nothing downloaded');
+});

@@ -118,7 +118,10 @@ describe('chooseModel', () => {
   it('falls through to the embedded model when Ollama has no models, and says so', async () => {
     const ollama = await startFakeOllama({ body: { models: [] } });
     try {
-      const description = await describeModelChoices({ env: { OLLAMA_BASE_URL: ollama.url } });
+      const description = await describeModelChoices({
+        env: { OLLAMA_BASE_URL: ollama.url },
+        localModel: { lookup: async () => {} },
+      });
       const row = description.candidates.find((c) => c.source === 'ollama');
       assert.deepEqual(row, {
         source: 'ollama',
@@ -212,6 +215,7 @@ describe('describeModelChoices and formatModelChoices', () => {
     let probed = 0;
     const description = await describeModelChoices({
       env: { ANTHROPIC_API_KEY: 'k' },
+      localModel: { lookup: async () => {} },
       probeOllama: async () => {
         probed += 1;
         return ['llama3.1:8b'];
@@ -247,7 +251,12 @@ describe('describeModelChoices and formatModelChoices', () => {
   });
 
   it('lists --model first when it is given', async () => {
-    const description = await describeModelChoices({ flag: 'openai:gpt-4o', env: {}, probeOllama: noOllama });
+    const description = await describeModelChoices({
+      flag: 'openai:gpt-4o',
+      env: {},
+      probeOllama: noOllama,
+      localModel: { lookup: async () => {} },
+    });
     assert.equal(description.candidates[0]?.source, 'flag');
     assert.equal(description.chosen.source, 'flag');
     assert.match(

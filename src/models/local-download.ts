@@ -85,19 +85,25 @@ export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * The Hugging Face endpoint downloads go to: `MODEL_ENDPOINT` or `HF_ENDPOINT` when set to a URL (as
- * llama.cpp and node-llama-cpp read them: a mirror, or a test server), else `undefined` (huggingface.co).
+ * The Hugging Face endpoint downloads go to: `MODEL_ENDPOINT` or `HF_ENDPOINT` when set (as llama.cpp and
+ * node-llama-cpp read them: a mirror, or a test server), else `undefined` (huggingface.co).
+ *
+ * @throws {ModelConfigError} when the first one set is not an http(s) URL, naming it and what to write.
  */
 export function huggingFaceEndpoint(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const value of [env.MODEL_ENDPOINT, env.HF_ENDPOINT]) {
-    const url = value?.trim();
-    if (url && /^https?:\/\//i.test(url)) return url;
+  for (const name of ['MODEL_ENDPOINT', 'HF_ENDPOINT'] as const) {
+    const url = env[name]?.trim();
+    if (!url) continue;
+    if (/^https?:\/\//i.test(url) && URL.canParse(url)) return url;
+    throw new ModelConfigError(
+      `${name} is set to ${JSON.stringify(url)}, which is not an http(s) URL: set it to a Hugging Face mirror's URL (e.g. ${name}=https://hf-mirror.com) or unset it.`,
+    );
   }
   return undefined;
 }
 
-/** Splits `hf:user/repo/path/file.gguf` into the host to check and the file name to store under. */
-function parseHfUri(uri: string, env?: NodeJS.ProcessEnv): { host: string; fileName: string } {
+/** The file name to store `hf:user/repo/path/file.gguf` under. */
+function parseHfUri(uri: string): { fileName: string } {
   const match = /^hf:([^/\s]+)\/([^/\s]+)\/(.+\.gguf)$/i.exec(uri);
   const path = match?.[3];
   if (path === undefined) {
@@ -105,9 +111,7 @@ function parseHfUri(uri: string, env?: NodeJS.ProcessEnv): { host: string; fileN
       `Cannot download ${JSON.stringify(uri)}: expected hf:<user>/<repo>/<file>.gguf. ${LOCAL_MODEL_ADVICE}`,
     );
   }
-  const endpoint = huggingFaceEndpoint(env);
-  const host = endpoint === undefined ? 'huggingface.co' : new URL(endpoint).hostname;
-  return { host, fileName: `${match?.[1]}--${match?.[2]}--${path.replaceAll('/', '--')}` };
+  return { fileName: `${match?.[1]}--${match?.[2]}--${path.replaceAll('/', '--')}` };
 }
 
 /** Rejects with `error` after `ms`, unless `promise` settles first (the timer is cleared either way). */
@@ -119,7 +123,10 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Err
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function checkOnline(host: string, options: EnsureModelOptions): Promise<void> {
+async function checkOnline(options: EnsureModelOptions): Promise<void> {
+  // A bad MODEL_ENDPOINT / HF_ENDPOINT is said before anything else (a cached model never reads them).
+  const endpoint = huggingFaceEndpoint(options.env ?? process.env);
+  const host = endpoint === undefined ? 'huggingface.co' : new URL(endpoint).hostname;
   // TAOLOOP_OFFLINE=1 promises no download is attempted at all (tests, air-gapped machines).
   if ((options.env ?? process.env).TAOLOOP_OFFLINE === '1') {
     throw new ModelConfigError(
@@ -132,20 +139,20 @@ async function checkOnline(host: string, options: EnsureModelOptions): Promise<v
     await withTimeout(lookup(host), ms, () => new Error(`no DNS answer within ${ms} ms`));
   } catch (error) {
     throw new ModelConfigError(
-      `Cannot download the local model: ${host} cannot be reached (${errorMessage(error)}); this machine looks offline. ${LOCAL_MODEL_ADVICE}`,
+      `Cannot download the local model: ${host} cannot be reached (${errorMessage(error)}); this machine looks offline (or set HF_ENDPOINT / MODEL_ENDPOINT to a mirror). ${LOCAL_MODEL_ADVICE}`,
     );
   }
   // The downloader retries a refused connection until its own timeout: one plain request first, so a
   // server that is not there fails at once. Any HTTP answer (even 404) means it is there.
   if (options.lookup !== undefined) return;
-  const origin = new URL(huggingFaceEndpoint(options.env ?? process.env) ?? `https://${host}/`).origin;
+  const origin = new URL(endpoint ?? `https://${host}/`).origin;
   try {
     const response = await fetch(origin, { method: 'HEAD', signal: AbortSignal.timeout(ms * 2.5) });
     await response.body?.cancel();
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
     throw new ModelConfigError(
-      `Cannot download the local model: ${origin} cannot be reached (${errorMessage(cause ?? error)}). ${LOCAL_MODEL_ADVICE}`,
+      `Cannot download the local model: ${origin} cannot be reached (${errorMessage(cause ?? error)}; or set HF_ENDPOINT / MODEL_ENDPOINT to a mirror). ${LOCAL_MODEL_ADVICE}`,
     );
   }
 }
@@ -184,13 +191,13 @@ async function cachedFile(path: string, uri: string): Promise<string | undefined
  *   says how to pass a local file or configure a provider instead. Aborts reject with the signal's reason.
  */
 export async function ensureLocalModelFile(uri: string, options: EnsureModelOptions = {}): Promise<string> {
-  const { host, fileName } = parseHfUri(uri, options.env ?? process.env);
+  const { fileName } = parseHfUri(uri);
   const dir = options.cacheDir ?? modelCacheDir(options.env);
   const path = join(dir, fileName);
   const cached = await cachedFile(path, uri);
   if (cached !== undefined) return cached;
   options.signal?.throwIfAborted();
-  await checkOnline(host, options);
+  await checkOnline(options);
   await mkdir(dir, { recursive: true });
   const partial = `${fileName}.partial`;
   await rm(join(dir, partial), { force: true });
@@ -216,11 +223,11 @@ export async function localModelStatus(
   uri: string,
   options: EnsureModelOptions = {},
 ): Promise<{ cached?: string; cannotDownload?: string }> {
-  const { host, fileName } = parseHfUri(uri, options.env ?? process.env);
-  const cached = await cachedFile(join(options.cacheDir ?? modelCacheDir(options.env), fileName), uri);
-  if (cached !== undefined) return { cached };
   try {
-    await checkOnline(host, options);
+    const { fileName } = parseHfUri(uri);
+    const cached = await cachedFile(join(options.cacheDir ?? modelCacheDir(options.env), fileName), uri);
+    if (cached !== undefined) return { cached };
+    await checkOnline(options);
     return {};
   } catch (error) {
     if (!(error instanceof ModelConfigError)) throw error;

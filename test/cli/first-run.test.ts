@@ -39,6 +39,7 @@ test('the first command offline: the download of the default model fails fast an
   assert.equal(stdout, '');
   assert.match(stderr, /no model is configured, and the embedded local model is not available/);
   assert.match(stderr, new RegExp(`127\\.0\\.0\\.1:${port} cannot be reached \\(connect ECONNREFUSED`));
+  assert.match(stderr, /or set HF_ENDPOINT \/ MODEL_ENDPOINT to a mirror/);
   for (const way of [
     /--model local:\.\/model\.gguf/,
     /openai-compatible:http/,
@@ -48,6 +49,19 @@ test('the first command offline: the download of the default model fails fast an
   ])
     assert.match(stderr, way);
   assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+});
+
+test('MODEL_ENDPOINT that is not an http(s) URL is an error naming it and what to write, not silently ignored', async () => {
+  const { env } = cliEnv({ TAOLOOP_OFFLINE: '', MODEL_ENDPOINT: 'notaurl' });
+  const { code, stdout, stderr } = await runCli(['run', 'q'], { env });
+  assert.equal(code, 2, stderr);
+  assert.equal(stdout, '');
+  assert.match(
+    stderr,
+    /MODEL_ENDPOINT is set to "notaurl", which is not an http\(s\) URL: .*MODEL_ENDPOINT=https:\/\//,
+  );
+  const models = await runCli(['models'], { env });
+  assert.match(models.stdout, /embedded\s+local:default\s+no\s+.*MODEL_ENDPOINT is set to "notaurl"/);
 });
 
 test('a clone that was not built runs the CLI from its sources (no `prepare` script builds it)', async (t) => {

@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import { errorMessage } from '../util/own.js';
 import { readConversation } from './conversation.js';
 import { RunStateError } from './pause-errors.js';
 import {
@@ -34,10 +36,13 @@ export async function sealState(body: RunStateBody, secret: string | undefined):
 }
 
 /**
- * Checks a stored state (format, version, signature, shape) and returns it.
+ * Checks a stored state (format, version, signature, shape) and returns it: a copy taken once, as JSON
+ * data, before anything is checked, so what was checked (and signed) is what the run uses, whatever the
+ * object given does between two reads (getters, proxies).
  * @throws {RunStateError} saying what is wrong.
  */
-export async function openState(value: unknown, secret: string | undefined): Promise<RunState> {
+export async function openState(given: unknown, secret: string | undefined): Promise<RunState> {
+  const value = snapshot(given);
   if (!isRecord(value) || value.format !== FORMAT) {
     throw new RunStateError(
       'format',
@@ -69,6 +74,23 @@ export async function openState(value: unknown, secret: string | undefined): Pro
     }
   }
   return checkShape(value);
+}
+
+/**
+ * The state as JSON data, read once (`JSON.parse(JSON.stringify(given))`).
+ * @throws {RunStateError} for a value that is not JSON data (a cycle, a `bigint`, a getter that throws).
+ */
+function snapshot(given: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(given);
+  } catch (error) {
+    throw new RunStateError(
+      'format',
+      `This run state cannot be read as JSON data (${errorMessage(error)}): pass \`result.state\` of a paused run as stored (JSON.parse of what was saved).`,
+    );
+  }
+  return text === undefined ? undefined : JSON.parse(text);
 }
 
 /** The state's fields, checked; a state from outside is data and is not trusted to be well formed. */

@@ -12,6 +12,10 @@ import type { AgentEvent, ResumeOptions, RunResult } from './types.js';
  * and the decisions applied to the pending requests. It ends like any run, or `paused` again at the next
  * approval. Works in any process, at any later time: everything needed is in `state` and the options.
  *
+ * `state` is read once, as JSON data (`JSON.parse(JSON.stringify(state))`), and that copy is checked
+ * (signature, shape) and used; `decisions` are read once too, each as own data properties. So an object
+ * whose getters or proxy answer otherwise on a later read changes nothing after the check.
+ *
  * Events start where the paused run's ended (the first is `run-start`, then what follows the decisions);
  * `result.steps` holds the whole trajectory. `result.durationMs` counts from the resume.
  *

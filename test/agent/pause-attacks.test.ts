@@ -367,6 +367,65 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
   assert.deepEqual(other.lines(), []);
 });
 
+test('a signed state is checked and used as one copy: getters that answer otherwise on a second read change nothing', async () => {
+  const t = appendTool();
+  const options = {
+    mode: 'native',
+    question: 'q',
+    tools: [t.tool],
+    pauseForApproval: true,
+    secret: TEST_SECRET,
+  } satisfies Partial<AgentOptions>;
+  const first = await runAgent({
+    ...options,
+    model: nativeReplyModel([[textToolCall('c1', 'append', 'a')]]),
+  });
+  assert.equal(first.status, 'paused');
+  const signed = json(first.state!);
+  const id = first.pending![0]!.id;
+  // The same state, where the model asked for (and the person is shown) `evil` instead of `a`.
+  const journal = json(signed.journal);
+  const turn = journal[0]!.value as { response: { toolCalls: { input: string }[] } };
+  turn.response.toolCalls[0]!.input = JSON.stringify({ input: 'evil' });
+  const pending = json(signed.pending);
+  pending[0]!.input = 'evil';
+  const forged = { journal, pending };
+  /** The signed state whose journal and pending read `order[0]` first, then `order[1]` on every later read. */
+  const twoFaced = (order: ['signed' | 'forged', 'signed' | 'forged']) => {
+    const state = { ...signed };
+    for (const key of ['journal', 'pending'] as const) {
+      let reads = 0;
+      const pick = (which: 'signed' | 'forged') => (which === 'signed' ? signed[key] : forged[key]);
+      Object.defineProperty(state, key, { enumerable: true, get: () => pick(order[reads++ === 0 ? 0 : 1]) });
+    }
+    return state;
+  };
+  const resume = (state: unknown) =>
+    resumeAgent({
+      ...options,
+      model: nativeReplyModel(['done']),
+      state: state as RunState,
+      decisions: { [id]: { type: 'approve' } },
+    });
+  // Signed first, forged after: the copy checked against the signature is the one that runs.
+  const done = await resume(twoFaced(['signed', 'forged']));
+  assert.equal(done.status, 'answered');
+  assert.deepEqual(t.lines(), ['a'], 'the call the signed state holds ran, and only it');
+  await assert.rejects(resume(twoFaced(['forged', 'signed'])), refused('signature'));
+  // A value that is not JSON data is refused as such, before anything runs.
+  const cyclic: Record<string, unknown> = { ...signed };
+  cyclic.self = cyclic;
+  const throwing = Object.defineProperty({ ...signed }, 'journal', {
+    enumerable: true,
+    get: () => {
+      throw new Error('no journal today');
+    },
+  });
+  for (const state of [cyclic, throwing, { ...signed, pausedAt: 1n }])
+    await assert.rejects(resume(state), refused('format', /cannot be read as JSON data/));
+  assert.deepEqual(t.lines(), ['a']);
+});
+
 test('a state resumed twice runs its approved call twice (the caller must refuse the second); both runs get the same callId', async () => {
   const { tool, state, id, runs } = await paused();
   for (let i = 0; i < 2; i++) {

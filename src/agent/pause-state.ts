@@ -124,7 +124,11 @@ function checkShape(value: Record<string, unknown>): RunState {
  * approvals of its step that follow it: that many of the step's tool calls must follow too (unless the run
  * paused inside a nested agent of that step, before the step's remaining calls ran). A nested agent's
  * (`agentTool`) approvals are held to the same rule within its own scope (`step-2-call-1-<name>/step-1-approval`
- * needs a following `step-2-call-1-<name>/step-1-tool`).
+ * needs a following `step-2-call-1-<name>/step-1-tool`). Where the run paused before the approved call ran
+ * (inside a nested agent of an earlier call of the step), the state reads exactly as one where the person
+ * approved it: only a signature (`secret`) tells an edited decision from one given. A state that went on
+ * past a call without running it is also refused by the replay (`pause-journal.ts`), whose names must
+ * follow the run's own order: an approved call's tool call comes before anything the run did after it.
  */
 function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string) => RunStateError): void {
   // The approval's step with its nested scope (`step-2-call-1-helper/step-1`), or undefined.

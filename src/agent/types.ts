@@ -296,7 +296,8 @@ export interface AgentOptions<O = unknown> {
   /**
    * Signs a paused run's `state` (HMAC-SHA256 through Web Crypto's `crypto.subtle`) and, on resume,
    * refuses a state whose signature does not match (`RunStateError`), or that has none. Use it whenever
-   * the state leaves your server (a browser, a queue): an unsigned state is trusted as it is. A string of
+   * the state leaves your server (a browser, a queue): an unsigned state is trusted as it is (a recorded
+   * rejection edited into an approval is refused only where the run went on without that call). A string of
    * at least 32 characters (e.g. 32 random bytes, base64).
    *
    * A signature says the state came from your server, not whose it is: anyone holding a state signed with

@@ -12,6 +12,7 @@ import { runAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { AgentOptions, RunResult, RunState } from '../../src/agent/types.js';
+import type { ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
@@ -424,6 +425,74 @@ test('a signed state is checked and used as one copy: getters that answer otherw
   for (const state of [cyclic, throwing, { ...signed, pausedAt: 1n }])
     await assert.rejects(resume(state), refused('format', /cannot be read as JSON data/));
   assert.deepEqual(t.lines(), ['a']);
+});
+
+test('an unsigned state with a rejection edited into an approval: refused where the run went on past that call; where it paused before the call, it reads like an approval, and only a signature refuses it', async () => {
+  /** A native step calling `calls` (`helper`: a nested agent that writes; `append`), paused, then resumed with `x` decided. */
+  const pausedInHelper = async (calls: ModelToolCall[], x: 'approve' | 'reject', secret?: string) => {
+    const t = appendTool();
+    const tools = (replies: string[]) => [
+      agentTool({ name: 'helper', description: 'Writes.', model: scriptedModel(replies), tools: [t.tool] }),
+      t.tool,
+    ];
+    const options = {
+      mode: 'native',
+      question: 'q',
+      pauseForApproval: true,
+      ...(secret && { secret }),
+    } satisfies Partial<AgentOptions>;
+    const first = await runAgent({ ...options, tools: tools([]), model: nativeReplyModel([calls]) });
+    assert.equal(first.status, 'paused');
+    assert.deepEqual(
+      first.pending!.map((p) => p.input),
+      ['x'],
+    );
+    // The helper pauses on its own write, `a` (before `x` runs when it is the step's first call).
+    const second = await resumeAgent({
+      ...options,
+      tools: tools([ACT]),
+      model: nativeReplyModel([]),
+      state: json(first.state!),
+      decisions: { [first.pending![0]!.id]: x === 'approve' ? { type: 'approve' } : { type: 'reject' } },
+    });
+    assert.equal(second.status, 'paused');
+    // `x` was rejected: the recorded rejection, edited into an approval.
+    const edited = json(second.state!);
+    const approval = edited.journal.find((e) => e.name.endsWith('step-1-approval'))!;
+    if (x === 'reject') approval.value = { type: 'approve' };
+    const resume = () =>
+      resumeAgent({
+        ...options,
+        tools: tools([ANSWER]),
+        model: nativeReplyModel(['done']),
+        state: edited,
+        decisions: { [second.pending![0]!.id]: { type: 'reject' } },
+      });
+    return { t, second, edited, resume };
+  };
+  const helperThenX = [textToolCall('c1', 'helper', 'write a'), textToolCall('c2', 'append', 'x')];
+  const xThenHelper = [textToolCall('c1', 'append', 'x'), textToolCall('c2', 'helper', 'write a')];
+
+  // x came first: the helper's run after it says the run went on without running x.
+  const wentOn = await pausedInHelper(xThenHelper, 'reject');
+  await assert.rejects(wentOn.resume(), RunStateError);
+  assert.deepEqual(wentOn.t.lines(), []);
+
+  // x comes after the helper, which paused: the edited state is the state of a run where x was approved
+  // (the same journal and requests), so without a signature it resumes as one and x runs.
+  const edited = await pausedInHelper(helperThenX, 'reject');
+  const approved = await pausedInHelper(helperThenX, 'approve');
+  const facts = (state: RunState) => ({
+    journal: state.journal.map((e) => [e.name, e.name.endsWith('approval') ? e.value : '']),
+    pending: state.pending.map(({ tool, input }) => ({ tool, input })),
+  });
+  assert.deepEqual(facts(edited.edited), facts(approved.edited));
+  // With a secret, the edit is refused, and x does not run.
+  const signed = await pausedInHelper(helperThenX, 'reject', TEST_SECRET);
+  await assert.rejects(signed.resume(), refused('signature'));
+  assert.deepEqual(signed.t.lines(), []);
+  await edited.resume();
+  assert.deepEqual(edited.t.lines(), ['x'], 'an unsigned state is trusted as it is');
 });
 
 test('a state resumed twice runs its approved call twice (the caller must refuse the second); both runs get the same callId', async () => {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { errorMessage, getOwn, isPromiseLike, ownField } from '../util/own.js';
+import { errorMessage, isPromiseLike, ownField } from '../util/own.js';
 import { toolOutputText } from './tool-output.js';
 import { DEFAULT_MAX_INPUT_CHARS, type Tool, type ToolContext } from './types.js';
 import { validateToolInput } from './validate.js';
@@ -96,7 +96,7 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
         `Invalid tool name "${tool.name}": use letters, digits, "_" and "-", starting with a letter.`,
       );
     }
-    if (getOwn(byName, tool.name)) throw new ToolConfigError(`Two tools are named "${tool.name}".`);
+    if (ownField(byName, tool.name)) throw new ToolConfigError(`Two tools are named "${tool.name}".`);
     byName[tool.name] = tool;
   }
   const names = tools.map((t) => t.name);
@@ -104,7 +104,7 @@ export function createToolRouter(tools: readonly Tool[]): ToolRouter {
     tools,
     names,
     prepare(name, rawInput) {
-      const tool = getOwn(byName, name);
+      const tool = ownField(byName, name);
       if (!tool) return { ok: false, observation: `Error: unknown tool "${name}". Use: ${names.join(', ')}` };
       const limit = tool.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
       if (rawInput.length > limit) {

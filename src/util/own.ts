@@ -7,16 +7,12 @@
 import { describeThrown } from './describe.js';
 import { abortAny } from './signal.js';
 
-/** Looks a key up as an own property only, so `__proto__` or `constructor` never resolve to built-ins. */
-export function getOwn<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
 /**
  * An object's own property; an inherited one (say, set on `Object.prototype` by prototype pollution)
  * counts as absent. Every option or tool field that can let a side effect happen (`approve`, `allowTools`,
  * `pauseForApproval`, `needsApproval`, `journal`, `secret`) is read through this, so inherited data never
- * grants permission: absent means ask, or refuse.
+ * grants permission: absent means ask, or refuse. Also for lookups by a name from outside (a tool name the
+ * model wrote), so `__proto__` or `constructor` never resolve to built-ins.
  */
 export function ownField<T extends object, K extends keyof T>(object: T, key: K): T[K] | undefined {
   return Object.hasOwn(object, key) ? object[key] : undefined;

@@ -38,7 +38,7 @@ export {
 } from '../tools/mcp.js';
 export { createReadFileTool, type ReadFileTool, type ReadFileToolOptions } from '../tools/read-file.js';
 export { createRunTestsTool, type RunTestsTool, type RunTestsToolOptions } from '../tools/run-tests.js';
-export { SECRET_NAME_PATTERNS } from '../tools/safe-path.js';
+export { looksLikeSecretName, SECRET_NAME_PATTERNS } from '../tools/safe-path.js';
 export { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from '../tools/sandbox.js';
 export {
   createSearchIndex,

@@ -52,7 +52,7 @@ export interface ReadFileToolOptions {
   allowHidden?: boolean;
   /**
    * File name patterns (`*` is the only wildcard, case-insensitive) read even though they look like
-   * secrets (see `SECRET_NAME_PATTERNS`), e.g. `['secrets.md']`. @default [] (every secret-looking name is refused)
+   * secrets (see `looksLikeSecretName`), e.g. `['secrets.md']`. @default [] (every secret-looking name is refused)
    */
   allowNames?: readonly string[];
 }
@@ -64,8 +64,9 @@ export interface ReadFileToolOptions {
  * separators, hidden segments or control characters; `..` and symlinks only while they stay inside the
  * root) and {@link openRegularFile} (regular files only; the open descriptor's real path must be the
  * checked path, so a folder swapped for a symlink mid-read is refused). Only configured extensions are
- * read, and names that look like secrets (`id_rsa.txt`, `secrets.json`, `*.pem`, `*.key`, `.env.*`,
- * `credentials*`) are refused unless `allowNames` matches them. At most `maxOutputChars * 4` bytes are read, so a huge file costs
+ * read, and names that look like secrets (see `looksLikeSecretName`: `id_rsa.txt`, `clientSecret.json`,
+ * `*.pem`, `*.key`, `*.env.*`, `dbCredentials.json`, `passwords.txt`, `myapikey.txt`) are refused unless
+ * `allowNames` matches them. At most `maxOutputChars * 4` bytes are read, so a huge file costs
  * little; files with a NUL byte in the first 8 KB or invalid UTF-8 are refused as binary. Errors are
  * thrown with messages that name the path as given and never an absolute host path.
  *

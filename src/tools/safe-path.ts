@@ -109,31 +109,62 @@ export function checkPathText(input: string, options: SafePathOptions = {}): str
 }
 
 /**
- * File names that look like secrets even with an allowed extension: SSH keys (`id_rsa.txt`), key and
- * certificate stores (`*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`), dotenv files
- * (`.env`, `.env.local`, `prod.env`), and names with the word `secret(s)`, `credential(s)`,
- * `private key` or `api key` (`secrets.json`, `client_secret.json`, `credentials.yaml`). Case-insensitive.
+ * File names that look like secrets even with an allowed extension, tested case-insensitively against a
+ * file's name (its last segment) with a space put at each lower-to-upper case change (`clientSecret.json`
+ * is tested as `client Secret.json`), so camelCase words count as words:
+ *
+ * - SSH keys: `id_rsa`, `id_dsa`, `id_ecdsa`, `id_ed25519` anywhere in the name (`id_rsa.txt`, `backup_id_rsa.md`);
+ * - key and certificate stores: `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`, `*.kdbx`;
+ * - dotenv files: `.env`, `.env.*`, `*.env`, `*.env.*` (`prod.env.json`);
+ * - `secrets`, `credential`, `password` or `passwd` anywhere in the name (`mySecrets.yaml`,
+ *   `dbcredentials.json`, `passwords.txt`; `passwordless.md` too);
+ * - a word ending in `secret`, followed by a non-letter or the end (`client_secret.json`, `clientSecret.json`,
+ *   `topsecret.md`, `secretKey.txt`; not `secretary.md`);
+ * - `api key`, `private key`, `secret key`, `access key`, `service account key` written joined or with
+ *   `-`, `_`, `.` or spaces between, anywhere in the name (`myapikey.txt`, `aws_access_key.txt`,
+ *   `serviceAccountKey.json`, `private-key.md`).
+ *
+ * Use {@link looksLikeSecretName} to apply them.
  */
 export const SECRET_NAME_PATTERNS: readonly RegExp[] = [
-  /^id_(rsa|dsa|ecdsa|ed25519)/i,
+  /id_(rsa|dsa|ecdsa|ed25519)/i,
   /\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx)$/i,
-  /^\.env(\.|$)|\.env$/i,
-  /(^|[^a-z])(secrets?|credentials?)([^a-z]|$)/i,
-  /(^|[^a-z])(private|api)[-_ .]?keys?([^a-z]|$)/i,
+  /\.env(\.|$)/i,
+  /secrets|credential|password|passwd/i,
+  /secret([^a-z]|$)/i,
+  /(api|private|secret|access|service[-_. ]*account)[-_. ]*key/i,
 ];
 
 /**
- * Refuses a file name that looks like a secret (see {@link SECRET_NAME_PATTERNS}) unless it matches one
+ * True when the last segment of `relativePath` looks like a secret by {@link SECRET_NAME_PATTERNS}
+ * (words split at lower-to-upper case changes). The one check shared by `read_file` and the search
+ * tool's docs reader.
+ */
+export function looksLikeSecretName(relativePath: string): boolean {
+  const name = path.posix.basename(relativePath);
+  const spaced = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z])([A-Z][a-z])/g, '$1 $2');
+  return SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name) || pattern.test(spaced));
+}
+
+/**
+ * True when `relativePath`'s last segment matches one of `allowNames` (`*` matches any characters;
+ * compared case-insensitively).
+ */
+export function nameAllowed(relativePath: string, allowNames: readonly string[]): boolean {
+  const name = path.posix.basename(relativePath);
+  return allowNames.some((glob) => globMatches(glob, name));
+}
+
+/**
+ * Refuses a file name that looks like a secret (see {@link looksLikeSecretName}) unless it matches one
  * of `allowNames` (`*` matches any characters; compared case-insensitively).
  *
  * @throws {PathRefusedError}
  */
 export function checkSecretName(relativePath: string, allowNames: readonly string[] = []): void {
-  const name = path.posix.basename(relativePath);
-  if (!SECRET_NAME_PATTERNS.some((pattern) => pattern.test(name))) return;
-  if (allowNames.some((glob) => globMatches(glob, name))) return;
+  if (!looksLikeSecretName(relativePath) || nameAllowed(relativePath, allowNames)) return;
   throw new PathRefusedError(
-    `${JSON.stringify(relativePath.slice(0, 80))} looks like a secret (keys, credentials, .env): refused. ` +
+    `${JSON.stringify(relativePath.slice(0, 80))} looks like a secret (keys, credentials, passwords, .env): refused. ` +
       'The caller can allow such names with allowNames.',
   );
 }

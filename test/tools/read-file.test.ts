@@ -115,3 +115,49 @@ test('messages never show the absolute root path', async () => {
     );
   }
 });
+
+test('secret-looking names are refused in camelCase and joined forms too, and allowNames still allows them', async () => {
+  const dir = path.join(root, 'keys');
+  await mkdir(dir);
+  const refused = [
+    'mySecrets.yaml',
+    'clientSecret.json',
+    'dbCredentials.json',
+    'AppSecrets.yml',
+    'myapikey.txt',
+    'MyAPIKey.txt',
+    'api-key.txt',
+    'privatekey.md',
+    'secretKey.txt',
+    'mysecrets.yaml',
+    'passwords.txt',
+    'dbPassword.json',
+    'aws_access_key.txt',
+    'serviceAccountKey.json',
+    'service-account-key.json',
+    'prod.env.json',
+    'backup_id_rsa.txt',
+  ];
+  const readable = [
+    'secretary.md',
+    'keyboard.md',
+    'monkey.json',
+    'environment.md',
+    'env.txt',
+    'tokenizer.md',
+  ];
+  for (const name of [...refused, ...readable]) await writeFile(path.join(dir, name), 'CONTENT');
+  const tool = createReadFileTool({ root: dir, extensions: ['.txt', '.json', '.yaml', '.yml', '.md'] });
+  for (const name of refused) {
+    await assert.rejects(tool.run(name, { signal }), /looks like a secret.*allowNames/s, name);
+  }
+  for (const name of readable) assert.equal(await tool.run(name, { signal }), 'CONTENT', name);
+  const allowing = createReadFileTool({
+    root: dir,
+    extensions: ['.yaml', '.json'],
+    allowNames: ['*secret*'],
+  });
+  assert.equal(await allowing.run('mySecrets.yaml', { signal }), 'CONTENT');
+  assert.equal(await allowing.run('clientSecret.json', { signal }), 'CONTENT');
+  await assert.rejects(allowing.run('dbCredentials.json', { signal }), /looks like a secret/);
+});

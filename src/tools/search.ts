@@ -8,6 +8,7 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DEFAULT_MAX_DOCUMENT_BYTES, readDocFile } from './docs-file.js';
+import { looksLikeSecretName, nameAllowed } from './safe-path.js';
 import {
   DEFAULT_CACHE_MIN_PASSAGES,
   defaultCacheDir,
@@ -57,8 +58,15 @@ export interface ReadDocumentsOptions {
    */
   maxDocumentBytes?: number;
   /**
+   * File name patterns (`*` is the only wildcard, case-insensitive) indexed even though they look like
+   * secrets (see `SECRET_NAME_PATTERNS`), as `read_file`'s option of the same name, e.g. `['secrets.md']`.
+   * @default [] (every secret-looking name is skipped)
+   */
+  allowNames?: readonly string[];
+  /**
    * Receives warnings (a document cut at `maxDocumentBytes`, one skipped because it changed into a
-   * symlink after listing), each naming the file relative to the docs folder.
+   * symlink after listing, how many were skipped because their names look like secrets), each naming
+   * the files relative to the docs folder.
    * @default `process.emitWarning(message, 'TaoloopWarning')`
    */
   onWarning?: (message: string) => void;
@@ -106,7 +114,10 @@ export interface SearchToolOptions extends SearchIndexOptions {
  *
  * Symlinks are never followed: they are skipped when listing, each file is opened without following
  * one, and a file whose path leads elsewhere when it is opened (a folder swapped for a symlink after
- * listing) is skipped with a warning. Each document is read up to `maxDocumentBytes`.
+ * listing) is skipped with a warning. Each document is read up to `maxDocumentBytes`. Files whose names
+ * look like secrets (the check `read_file` refuses them by, see `looksLikeSecretName`: `secrets.md`,
+ * `credentials.txt`, `id_rsa.txt`) are never read, unless `allowNames` matches them; one warning says how
+ * many were skipped and names the first few.
  *
  * @throws {DocsFolderError} when the folder is missing, not a folder, unreadable, has no readable
  * documents, or has more than {@link MAX_DOC_FILES} of them; the message names the path.
@@ -127,7 +138,22 @@ export async function readDocuments(
   });
   if (!info.isDirectory()) throw new DocsFolderError(`${root} is not a folder: ${FOLDER_HINT}`);
   const rootReal = await realpath(root);
-  const files = await listDocFiles(rootReal);
+  const skipped: string[] = [];
+  const files = await listDocFiles(rootReal, (file) => {
+    const id = path.relative(rootReal, file).split(path.sep).join('/');
+    if (!looksLikeSecretName(id) || nameAllowed(id, options.allowNames ?? [])) return true;
+    skipped.push(id);
+    return false;
+  });
+  if (skipped.length > 0) {
+    skipped.sort();
+    const shown =
+      skipped.slice(0, 5).join(', ') + (skipped.length > 5 ? `, and ${skipped.length - 5} more` : '');
+    warn(
+      `Skipped ${skipped.length} document${skipped.length === 1 ? '' : 's'} whose name${skipped.length === 1 ? ' looks' : 's look'} ` +
+        `like a secret (${shown}); allowNames indexes such names.`,
+    );
+  }
   const docs: SourceDocument[] = [];
   for (const file of files) {
     const id = path.relative(rootReal, file).split(path.sep).join('/');
@@ -208,7 +234,7 @@ export async function createSearchIndex(options: SearchIndexOptions): Promise<Se
   return { index, source: 'built' };
 }
 
-async function listDocFiles(root: string): Promise<string[]> {
+async function listDocFiles(root: string, keep: (file: string) => boolean): Promise<string[]> {
   const files: string[] = [];
   const pending = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
@@ -220,7 +246,7 @@ async function listDocFiles(root: string): Promise<string[]> {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) pending.push(full);
       else if (entry.isFile() && DOC_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) {
-        files.push(full);
+        if (keep(full)) files.push(full);
       }
     }
     if (files.length > MAX_DOC_FILES) {

@@ -85,3 +85,35 @@ test('each document is cut at maxDocumentBytes (1 MiB by default) with a warning
     /maxDocumentBytes must be a positive integer/,
   );
 });
+
+test('files whose names look like secrets are skipped, counted in a warning, and indexed only with allowNames', async () => {
+  const dir = path.join(base, 'secretive');
+  await mkdir(path.join(dir, 'sub'), { recursive: true });
+  await writeFile(path.join(dir, 'guide.md'), 'the guide explains widgets');
+  await writeFile(path.join(dir, 'secrets.md'), 'widgets SECRET-CANARY');
+  await writeFile(path.join(dir, 'credentials.txt'), 'widgets CREDENTIAL-CANARY');
+  await writeFile(path.join(dir, 'sub', 'id_rsa.txt'), 'widgets KEY-CANARY');
+  await writeFile(path.join(dir, 'sub', 'clientSecret.json'), '"widgets CLIENT-CANARY"');
+  const warnings: string[] = [];
+  const read = await readDocuments(dir, { onWarning: (m) => warnings.push(m) });
+  assert.deepEqual(
+    read.map((doc) => doc.id),
+    ['guide.md'],
+  );
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /Skipped 4 documents whose names look like a secret/);
+  assert.match(warnings[0]!, /credentials\.txt, secrets\.md, sub\/clientSecret\.json, sub\/id_rsa\.txt/);
+  assert.match(warnings[0]!, /allowNames/);
+  const search = await createSearchTool({ docsDir: dir, cacheDir: false, topK: 5, onWarning: () => {} });
+  const signal = AbortSignal.timeout(10_000);
+  assert.doesNotMatch(String(await search.run('widgets', { signal })), /CANARY/);
+  const allowed = await readDocuments(dir, {
+    allowNames: ['secrets.md'],
+    onWarning: (m) => warnings.push(m),
+  });
+  assert.deepEqual(
+    allowed.map((doc) => doc.id),
+    ['guide.md', 'secrets.md'],
+  );
+  assert.match(warnings[1]!, /Skipped 3 documents/);
+});

@@ -10,11 +10,12 @@ import { describeIgnored } from '../react/problems.js';
 import { readReply } from '../react/reply.js';
 import { readThinking } from '../react/think.js';
 import type { ActionTurn, NoneTurn, Turn } from '../react/turn.js';
+import { trimLinesEnd } from '../react/visible.js';
 
 /** The model's text as kept in the transcript: cut before any observation the model wrote itself. */
 export function cutTranscriptText(text: string, labels: LabelSet): string {
   const at = findInventedObservation(text, labels);
-  return (at >= 0 ? text.slice(0, at) : text).trimEnd();
+  return trimLinesEnd(at >= 0 ? text.slice(0, at) : text);
 }
 
 /** The observation sent back for an unusable turn: the parser's problem, marked as a format error. */
@@ -47,7 +48,10 @@ export function readTextStep(
     labels: options.labels,
     finishReason: response.finishReason,
   });
-  const reading: StepReading = { turn: read.turn, transcriptText: read.source.slice(0, read.end).trimEnd() };
+  const reading: StepReading = {
+    turn: read.turn,
+    transcriptText: trimLinesEnd(read.source.slice(0, read.end)),
+  };
   const reasoning = joinReasoning(response.reasoning, read.reasoning);
   if (reasoning !== undefined) reading.reasoning = reasoning;
   if (read.turn.inventedObservation) {

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { lastLineStart, nextLineBreak, trimLinesEnd } from './visible.js';
 
 /** A kept slice `[start, end)` of the original text. */
 interface Range {
@@ -126,20 +127,21 @@ export function closesFence(open: Fence, fence: Fence | undefined): boolean {
  * non-blank line closes it or nothing closes it (a stop sequence cut the reply inside the fence).
  */
 function wrapperFenceBody(text: string): { start: number; end: number } | undefined {
+  // Lines end at every line terminator, as the scan and the stream cut read them.
   const firstChar = text.search(/\S/);
   if (firstChar < 0) return undefined;
-  const openStart = text.lastIndexOf('\n', firstChar) + 1;
-  const nl = text.indexOf('\n', firstChar);
+  const openStart = lastLineStart(text, firstChar);
+  const nl = nextLineBreak(text, firstChar);
   const openEnd = nl < 0 ? text.length : nl;
   const open = readFence(text, openStart, openEnd);
   if (!open || nl < 0) return undefined;
-  const contentEnd = text.trimEnd().length;
-  const lastStart = text.lastIndexOf('\n', contentEnd - 1) + 1;
+  const contentEnd = trimLinesEnd(text).length;
+  const lastStart = lastLineStart(text, contentEnd);
   if (lastStart > openStart && closesFence(open, readFence(text, lastStart, contentEnd))) {
     return { start: nl + 1, end: lastStart };
   }
   for (let p = nl + 1; p < text.length; ) {
-    const e = text.indexOf('\n', p);
+    const e = nextLineBreak(text, p);
     const lineEnd = e < 0 ? text.length : e;
     if (closesFence(open, readFence(text, p, lineEnd))) return undefined;
     p = lineEnd + 1;

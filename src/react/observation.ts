@@ -13,7 +13,7 @@
  * @module
  */
 import { ENGLISH_LABELS, LABEL_SETS, type LabelSet } from './labels.js';
-import { type LabelIndex, labelIndex, readLabel } from './scan.js';
+import { type LabelIndex, labelIndex, readVisibleLabel } from './scan.js';
 import { hasLineTerminator, splitLines, visibleHead } from './visible.js';
 
 /** Marks the start of multi-line tool output in the transcript. */
@@ -21,7 +21,7 @@ export const OUTPUT_BEGIN = '[tool output]';
 /** Marks the end of multi-line tool output in the transcript. */
 export const OUTPUT_END = '[end of tool output]';
 
-/** Visible characters of a line looked at: enough for markdown markers, a label and its colon. */
+/** Visible characters of a line looked at for a delimiter. */
 const HEAD_CHARS = 128;
 
 /** What {@link formatObservation} did. */
@@ -55,12 +55,25 @@ export function formatObservation(output: string, labels: LabelSet = ENGLISH_LAB
   return { text: `${OUTPUT_BEGIN}\n${body}\n${OUTPUT_END}`, neutralisedLines };
 }
 
-/** A line that reads as a protocol label, or as our own delimiters, could pose as something it is not. */
+/**
+ * A line that reads as a protocol label, or as our own delimiters, could pose as something it is not. The
+ * label is read as the model-turn cut reads an observation ({@link readVisibleLabel}), and also behind
+ * quote, list and code markers: quoting a line too many is harmless here.
+ */
 function posesAsStep(line: string, index: LabelIndex): boolean {
-  const head = visibleHead(line, HEAD_CHARS);
-  const trimmed = head.trim();
-  if (trimmed === OUTPUT_BEGIN || trimmed === OUTPUT_END) return true;
-  return readLabel(head, 0, head.length, index) !== undefined;
+  if (isDelimiter(visibleHead(line, HEAD_CHARS))) return true;
+  return readVisibleLabel(line, index, { quoted: true }) !== undefined;
+}
+
+/** The delimiters' words, letters only: `[END OF TOOL OUTPUT]`, `[end of tool output ]` read as ours. */
+const DELIMITER_WORDS = new Set([OUTPUT_BEGIN, OUTPUT_END].map(letters));
+
+function letters(text: string): string {
+  return text.toLowerCase().replace(/[^a-z]/g, '');
+}
+
+function isDelimiter(head: string): boolean {
+  return head.length <= HEAD_CHARS && DELIMITER_WORDS.has(letters(head));
 }
 
 const indexes = new WeakMap<LabelSet, LabelIndex>();

@@ -12,6 +12,7 @@ import { describeProblem } from './problems.js';
 import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
 import { readThinking } from './think.js';
 import type { ActionTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
+import { trimLines } from './visible.js';
 
 /** Options for {@link parseTurn}. */
 export interface ParseOptions {
@@ -174,7 +175,7 @@ function readCleaned(cleaned: string, context: Context): ReadTurn & { stopped: b
   if (turn.type !== 'action' || found.actionEnd === undefined) {
     return { turn, source: cleaned, end: scan.end, stopped };
   }
-  const ignoredText = cleaned.slice(found.actionEnd, scan.end).trim();
+  const ignoredText = trimLines(cleaned.slice(found.actionEnd, scan.end));
   if (ignoredText !== '') {
     turn.ignoredText = ignoredText;
     const actions = [...callsIn(turn.trailingText ?? ''), ...(found.laterActions ?? [])];
@@ -237,17 +238,17 @@ function collect(text: string, scan: Scan, context: Context): Found {
     // A value is complete when something follows it: a later label or the cut at an invented observation.
     const complete = k + 1 < items.length || scan.invented || scan.newStep === true || !context.cutOff;
     if (item.kind === 'thought') {
-      const value = text.slice(item.valueStart, segmentEnd).trim();
+      const value = trimLines(text.slice(item.valueStart, segmentEnd));
       if (found.thought === undefined && value !== '') found.thought = value;
     } else if (item.kind === 'answer') {
-      found.answer ??= { text: text.slice(item.valueStart, segmentEnd).trim(), complete };
+      found.answer ??= { text: trimLines(text.slice(item.valueStart, segmentEnd)), complete };
     } else if (item.kind === 'action' || item.kind === 'finish') {
       consumed = readAction(text, items, k, scan, context, found);
     }
     if (found.action && found.answer) break;
   }
   if (found.thought === undefined && items.length + Number(scan.invented) > 0) {
-    const preamble = text.slice(0, items[0]?.lineStart ?? scan.end).trim();
+    const preamble = trimLines(text.slice(0, items[0]?.lineStart ?? scan.end));
     if (preamble !== '') found.thought = preamble;
   }
   return found;

@@ -11,6 +11,7 @@
  */
 import { closesFence, type Fence, readFence } from './clean.js';
 import { LABEL_SETS, type LabelSet, mergeLabels } from './labels.js';
+import { nextLineBreak, visibleHead } from './visible.js';
 
 /** Labels the parser tells apart. */
 export type LabelKind = 'thought' | 'action' | 'actionInput' | 'observation' | 'answer' | 'question';
@@ -160,6 +161,70 @@ export function readLabel(text: string, start: number, end: number, index: Label
   return { kind, lineStart: start, valueStart };
 }
 
+/** Visible characters of a line {@link readVisibleLabel} looks at: enough for markers, a label and its colon. */
+const VISIBLE_HEAD = 128;
+
+/** Options for {@link readVisibleLabel}. */
+export interface VisibleLabelOptions {
+  /**
+   * Also read a label behind quote, list, table and code markers (`> `, `1. `, `+ `, `| `, `` ` ``, `(`):
+   * for tool output, where quoting too much is harmless. Model turns are read without it, since an answer
+   * may quote a transcript (`> Observation: ...`).
+   */
+  quoted?: boolean;
+}
+
+/**
+ * The label a reader sees on `line` (one line: no line terminator inside), as a model reads it: invisible
+ * and control characters (and terminal escape sequences) ignored, any space character a space, compatibility
+ * forms (`Ｏｂｓ`, `𝐎𝐛𝐬`) and look-alike letters (Cyrillic `О`) and colons (`∶`) read as what they imitate.
+ * The one test of whether a line poses as a protocol step: tool output is neutralised by it, and a model turn
+ * is cut where it says the model wrote an observation. Looks at a bounded head of the line.
+ */
+export function readVisibleLabel(
+  line: string,
+  index: LabelIndex,
+  options: VisibleLabelOptions = {},
+): Item['kind'] | undefined {
+  const kind = labelInHead(visibleHead(line, VISIBLE_HEAD), index, options);
+  if (kind !== undefined || !hasEscape(line)) return kind;
+  // `\x1b[Observation:` reads to a terminal as a sequence ending in `O`, to a model as the label.
+  return labelInHead(visibleHead(line, VISIBLE_HEAD, false), index, options);
+}
+
+function labelInHead(
+  head: string,
+  index: LabelIndex,
+  options: VisibleLabelOptions,
+): Item['kind'] | undefined {
+  const at = options.quoted ? skipQuoting(head) : 0;
+  return readLabel(head, at, head.length, index)?.kind;
+}
+
+function hasEscape(line: string): boolean {
+  return line.includes('\x1b') || line.includes('\x9b');
+}
+
+/** Quote, list, table and code markers, and opening brackets and quotes, that may stand before a label. */
+const QUOTING = new Set([...' \t>|`+*#_~-=•◦‣▪●○■□–—·"\'“”‘’«»„([{<']);
+/** A list number or letter: `1.`, `12)`, `a.`, `iv)`. */
+const LIST_NUMBER = /^(?:\d{1,9}|[a-z]|[ivxlc]{1,6})[.)]/i;
+
+/** Where the text of `head` starts after any run of {@link QUOTING} markers and list numbers. */
+function skipQuoting(head: string): number {
+  let at = 0;
+  while (at < head.length) {
+    if (QUOTING.has(head[at]!)) {
+      at++;
+      continue;
+    }
+    const number = LIST_NUMBER.exec(head.slice(at, at + 12));
+    if (!number) break;
+    at += number[0].length;
+  }
+  return at;
+}
+
 /**
  * True when the unfinished line `text[start, end)` may still become a label line (or a `finish[` call) as
  * more characters arrive: markers and the start of a label word (`**Obs`, `Action In`, `Observation 2`), or
@@ -205,9 +270,17 @@ function isObservationFragment(text: string, start: number, end: number, index: 
 }
 
 /**
- * Scans the reply line by line: labelled lines outside code fences become items, and the first
- * observation label (or a trailing fragment of one after a newline) ends the usable text, as does a
- * Thought or Question label after an answer (the model went on to a new step; the stream cut stops there).
+ * True when the line `text[start, end)` reads to a model as an observation label, however disguised
+ * (`\u200bObservation:`, Cyrillic `Оbservation:`, `Observation∶`, `\x1b[0mObservation:`).
+ */
+export function isVisibleObservation(text: string, start: number, end: number, index: LabelIndex): boolean {
+  return readVisibleLabel(text.slice(start, end), index) === 'observation';
+}
+
+/**
+ * Scans the reply line by line (a line ends at any line terminator): labelled lines outside code fences
+ * become items, and the first observation label as {@link readVisibleLabel} reads it (or a trailing fragment
+ * of one after a newline) ends the usable text, as does a Thought or Question label after an answer (the model went on to a new step; the stream cut stops there).
  * With `endsAtLabel` (the text was already cut before a whole observation label), a fragment at the end is
  * not taken for one.
  */
@@ -217,9 +290,9 @@ export function scanReply(text: string, index: LabelIndex, options: { endsAtLabe
   let fence: Fence | undefined;
   let answered = false;
   for (let start = 0; start <= text.length; ) {
-    const newline = text.indexOf('\n', start);
-    const end = newline < 0 ? text.length : newline;
-    const lineEnd = text[end - 1] === '\r' ? end - 1 : end;
+    // Lines end at every line terminator (`\r`, U+2028...), as tool output is split: see `visible.ts`.
+    const newline = nextLineBreak(text, start);
+    const lineEnd = newline < 0 ? text.length : newline;
     const marker = readFence(text, start, lineEnd);
     if (fence) {
       if (closesFence(fence, marker)) fence = undefined;
@@ -227,7 +300,8 @@ export function scanReply(text: string, index: LabelIndex, options: { endsAtLabe
       fence = marker;
     } else {
       const item = readLabel(text, start, lineEnd, index);
-      if (item?.kind === 'observation') return { items, end: start, invented: true };
+      if (item?.kind === 'observation' || (!item && isVisibleObservation(text, start, lineEnd, index)))
+        return { items, end: start, invented: true };
       if (answered && (item?.kind === 'thought' || item?.kind === 'question'))
         return { items, end: start, invented: false, newStep: true };
       if (item?.kind === 'answer') answered = true;

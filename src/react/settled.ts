@@ -7,6 +7,7 @@
  */
 import type { LabelSet } from './labels.js';
 import { labelIndex, mayBecomeLabel } from './scan.js';
+import { lastLineStart, visibleHead } from './visible.js';
 
 const TAGS = ['<think>', '</think>'];
 /** A line that may still become a code fence (three backticks or tildes) with its next character. */
@@ -26,8 +27,17 @@ export function settledText(text: string, labels: LabelSet): string {
   }
   if (text[end - 1] === '\r') end -= 1;
   if (end === 0) return '';
-  const lineStart = text.lastIndexOf('\n', end - 1) + 1;
+  const lineStart = lastLineStart(text, end);
   const line = text.slice(lineStart, end);
-  if (FENCE_START.test(line) || mayBecomeLabel(text, lineStart, end, labelIndex(labels))) end = lineStart;
+  const index = labelIndex(labels);
+  // Also a line that may become a label as a model reads it (`\u200bObserv`, Cyrillic `Оbs`): the cut reads
+  // observations that way.
+  const head = visibleHead(line, 100);
+  if (
+    FENCE_START.test(line) ||
+    mayBecomeLabel(text, lineStart, end, index) ||
+    mayBecomeLabel(head, 0, head.length, index)
+  )
+    end = lineStart;
   return text.slice(0, end);
 }

@@ -12,7 +12,8 @@
  */
 import { closesFence, type Fence, readFence } from './clean.js';
 import type { LabelSet } from './labels.js';
-import { type LabelIndex, labelIndex, readLabel } from './scan.js';
+import { isVisibleObservation, type LabelIndex, labelIndex, readLabel } from './scan.js';
+import { nextLineBreak } from './visible.js';
 
 /**
  * How much of an unfinished line is checked for a label: `readLabel` looks at no more than 48 characters of
@@ -151,8 +152,9 @@ export class StreamCut {
   /** Reads `text[from, to)`, which is outside any block; true when reading must stop. */
   #outside(text: string, from: number, to: number, base: number): boolean {
     let start = from;
-    let newline = text.indexOf('\n', start);
-    while (newline >= 0 && newline < to) {
+    // Every line terminator ends a line, as `scanReply` splits the whole reply.
+    let newline = nextLineBreak(text, start, to);
+    while (newline >= 0) {
       this.#partial += text.slice(start, newline);
       if (this.#line(this.#partial, true)) return true;
       if (this.#restartAtLineEnd) this.#restart();
@@ -160,15 +162,14 @@ export class StreamCut {
       this.#partial = '';
       this.#headChecked = false;
       start = newline + 1;
-      newline = text.indexOf('\n', start);
+      newline = nextLineBreak(text, start, to);
     }
     this.#partial += text.slice(start, to);
     return false;
   }
 
   /** True when reading should stop at this line; `complete` is false for the still growing last line. */
-  #line(raw: string, complete: boolean): boolean {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  #line(line: string, complete: boolean): boolean {
     if (!line.trim()) return false;
     const fence = readFence(line, 0, line.length);
     if (this.#fence) {
@@ -188,7 +189,8 @@ export class StreamCut {
       return false;
     }
     const kind = readLabel(line, 0, line.length, this.#index)?.kind;
-    if (kind === 'observation') return this.#stop('observation');
+    if (kind === 'observation' || (!kind && isVisibleObservation(line, 0, line.length, this.#index)))
+      return this.#stop('observation');
     if (this.#answered && (kind === 'thought' || kind === 'question')) return this.#stop('new-step');
     if (complete) {
       this.#sawContent = true;

@@ -11,10 +11,22 @@
  */
 
 /**
- * Characters that end a line for some reader: LF, CR (alone or before LF), VT, FF, NEL (U+0085), LINE
- * SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) (the Unicode line terminators, UAX #14 / ECMA-262).
+ * Characters that end a line for some reader: LF, CR (alone or before LF), VT, FF, the file, group and
+ * record separators (U+001C to U+001E, line breaks to Python's `splitlines`), NEL (U+0085), LINE SEPARATOR
+ * (U+2028) and PARAGRAPH SEPARATOR (U+2029) (the Unicode line terminators, UAX #14 / ECMA-262).
  */
-export const LINE_TERMINATORS: readonly string[] = ['\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029'];
+export const LINE_TERMINATORS: readonly string[] = [
+  '\n',
+  '\r',
+  '\v',
+  '\f',
+  '\x1c',
+  '\x1d',
+  '\x1e',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+];
 
 function isTerminator(code: number): boolean {
   return (
@@ -22,10 +34,30 @@ function isTerminator(code: number): boolean {
     code === 13 ||
     code === 11 ||
     code === 12 ||
+    (code >= 0x1c && code <= 0x1e) ||
     code === 0x85 ||
     code === 0x2028 ||
     code === 0x2029
   );
+}
+
+const TERMINATOR = /[\n\r\v\f\x1c-\x1e\u0085\u2028\u2029]/g;
+
+/**
+ * Offset of the first line terminator in `text[from, to)`, or -1. Each terminator ends a line on its own
+ * (`\r\n` gives an empty line between them), so a reader of a stream, which may see `\r` before its `\n`,
+ * finds the same non-empty lines at the same offsets.
+ */
+export function nextLineBreak(text: string, from: number, to = text.length): number {
+  TERMINATOR.lastIndex = from;
+  const match = TERMINATOR.exec(text);
+  return match && match.index < to ? match.index : -1;
+}
+
+/** Offset just after the last line terminator in `text[0, before)`, or 0: where the last line starts. */
+export function lastLineStart(text: string, before = text.length): number {
+  for (let i = before - 1; i >= 0; i--) if (isTerminator(text.charCodeAt(i))) return i + 1;
+  return 0;
 }
 
 /** Splits `text` into lines at every line terminator (`\r\n` counts once). */
@@ -43,6 +75,26 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
+/**
+ * `text` without leading and trailing white space and line terminators: `trim()`, which keeps NEL (U+0085)
+ * and U+001C to U+001E, then those too.
+ */
+export function trimLines(text: string): string {
+  let start = 0;
+  let end = text.length;
+  const blank = (code: number) => isTerminator(code) || /\s/.test(String.fromCharCode(code));
+  while (start < end && blank(text.charCodeAt(start))) start++;
+  while (end > start && blank(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+/** `text` without trailing white space and line terminators (see {@link trimLines}). */
+export function trimLinesEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && (isTerminator(text.charCodeAt(end - 1)) || /\s/.test(text[end - 1]!))) end--;
+  return text.slice(0, end);
+}
+
 /** True when `text` holds any line terminator. */
 export function hasLineTerminator(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (isTerminator(text.charCodeAt(i))) return true;
@@ -52,12 +104,15 @@ export function hasLineTerminator(text: string): boolean {
 /** Table values; 0 means the character is kept as it is. */
 const DROP = 1;
 const SPACE = 2;
+/** Control characters (C0 but tab, DEL, C1): nothing a reader sees. */
+const CONTROL = 3;
 let bmpKinds: Uint8Array | undefined;
 
 /**
  * What a BMP code unit is to a reader: dropped (format characters such as zero-width spaces, joiners,
  * BOM, soft hyphen, bidi controls; combining marks, variation selectors; Hangul fillers), a space (every
- * space separator, no-break space included), or kept. Built once, on first use, from Unicode properties.
+ * space separator, no-break space included, and the blank braille pattern U+2800), a control character
+ * (C0 but tab, DEL, C1), or kept. Built once, on first use, from Unicode properties.
  */
 function kinds(): Uint8Array {
   if (bmpKinds) return bmpKinds;
@@ -67,9 +122,12 @@ function kinds(): Uint8Array {
   for (let code = 0x80; code < 0x10000; code++) {
     if (code >= 0xd800 && code <= 0xdfff) continue;
     const char = String.fromCharCode(code);
-    if (drop.test(char)) table[code] = DROP;
-    else if (space.test(char)) table[code] = SPACE;
+    if (code <= 0x9f) table[code] = CONTROL;
+    else if (drop.test(char)) table[code] = DROP;
+    else if (space.test(char) || code === 0x2800) table[code] = SPACE;
   }
+  for (let code = 0; code < 0x20; code++) if (code !== 9) table[code] = CONTROL;
+  table[0x7f] = CONTROL;
   bmpKinds = table;
   return table;
 }
@@ -110,28 +168,43 @@ const CONFUSABLE_GROUPS: Readonly<Record<string, string>> = {
   z: 'ΖᴢᏃ',
 };
 
-const CONFUSABLES: ReadonlyMap<string, string> = new Map(
-  Object.entries(CONFUSABLE_GROUPS).flatMap(([latin, group]) => [...group].map((char) => [char, latin])),
-);
+/**
+ * Characters that look like a colon (UTS #39 confusables of `:` and their kin): ratio `∶`, modifier letter
+ * triangular and raised colons `ː` `˸`, modifier letter colon `꞉`, Armenian full stop `։`, runic
+ * multiple punctuation `᛬`, Devanagari visarga `ः`, Hebrew sof pasuq `׃`, Mongolian colon `᠄`, two dot
+ * punctuation `⁚`, Z notation type colon `⦂`, Lisu tone `ꓽ`. (Fullwidth, small and vertical forms fold to
+ * `:` under NFKD.)
+ */
+const COLONS = '\u2236\u02d0\u02f8\ua789\u0589\u16ec\u0903\u05c3\u1804\u205a\u2982\ua4fd';
+
+const CONFUSABLES: ReadonlyMap<string, string> = new Map([
+  ...Object.entries(CONFUSABLE_GROUPS).flatMap(([latin, group]) =>
+    [...group].map((char): [string, string] => [char, latin]),
+  ),
+  ...[...COLONS].map((char): [string, string] => [char, ':']),
+]);
 
 /**
  * The first `maxChars` visible characters of `line`, as a reader sees them: leading spaces and
- * invisible characters skipped, invisible characters inside dropped, other space characters made
- * plain spaces, compatibility forms folded and look-alike letters mapped to Latin.
+ * invisible characters skipped, invisible and control characters inside dropped (terminal escape
+ * sequences such as `\x1b[0m` whole, unless `escapes` is false: then only the ESC and its `[` or `]`),
+ * other space characters made plain spaces, compatibility forms folded and look-alike letters and colons
+ * mapped to Latin letters and `:`.
  *
  * @example
  * ```ts
  * visibleHead('\u200b\u00a0Аctіon\u200d: x', 64); // 'Action: x' (Cyrillic А and і, zero-width joiner)
  * ```
  */
-export function visibleHead(line: string, maxChars: number): string {
+export function visibleHead(line: string, maxChars: number, escapes = true): string {
   let i = 0;
   while (i < line.length && isBlank(line.charCodeAt(i))) i++;
   const start = i;
-  // Plain ASCII with single spaces, the usual line: the head is a slice.
+  // Plain printable ASCII with single spaces, the usual line: the head is a slice.
   for (; i < line.length && i - start < maxChars; i++) {
     const code = line.charCodeAt(i);
-    if (code >= 0x80 || (isBlank(code) && isBlank(line.charCodeAt(i - 1)))) break;
+    if (code >= 0x7f || (code < 0x20 && code !== 9) || (isBlank(code) && isBlank(line.charCodeAt(i - 1))))
+      break;
   }
   if (i === line.length || i - start >= maxChars) return line.slice(start, i);
   const table = kinds();
@@ -150,6 +223,9 @@ export function visibleHead(line: string, maxChars: number): string {
       if (!blank) kept.push(' ');
       blank = true;
       continue;
+    } else if (table[code] === CONTROL) {
+      i = escapeEnd(line, i, escapes);
+      continue;
     } else if (code < 0x80 || table[code] === 0) {
       char = line[i]!;
     } else {
@@ -160,6 +236,35 @@ export function visibleHead(line: string, maxChars: number): string {
     count++;
   }
   return fold(kept.join('')).trimStart().slice(0, maxChars);
+}
+
+/**
+ * The offset of the last character of the control sequence at `i`: a CSI sequence (`ESC [` or U+009B,
+ * parameter and intermediate bytes, a final byte) or an OSC sequence (`ESC ]` to BEL or `ESC \\`) as a
+ * terminal reads it; with `whole` false, or for any other control character, the character itself (and the
+ * `[` or `]` after an ESC).
+ */
+function escapeEnd(line: string, i: number, whole: boolean): number {
+  const code = line.charCodeAt(i);
+  const next = line.charCodeAt(i + 1);
+  const introducer = code === 0x1b && (next === 0x5b || next === 0x5d);
+  if (!whole) return introducer ? i + 1 : i;
+  if (code === 0x9b || (introducer && next === 0x5b)) {
+    let j = code === 0x9b ? i + 1 : i + 2;
+    while (j < line.length && line.charCodeAt(j) >= 0x30 && line.charCodeAt(j) <= 0x3f) j++;
+    while (j < line.length && line.charCodeAt(j) >= 0x20 && line.charCodeAt(j) <= 0x2f) j++;
+    const final = line.charCodeAt(j);
+    return final >= 0x40 && final <= 0x7e ? j : j - 1;
+  }
+  if (introducer) {
+    for (let j = i + 2; j < line.length; j++) {
+      const c = line.charCodeAt(j);
+      if (c === 0x07) return j;
+      if (c === 0x1b && line.charCodeAt(j + 1) === 0x5c) return j + 1;
+    }
+    return i + 1;
+  }
+  return i;
 }
 
 function isBlank(code: number): boolean {

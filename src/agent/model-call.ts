@@ -36,9 +36,11 @@ const CALL_OVER = new DOMException('The model call is over (read to its end, cut
  * response. A consumer that stops reading the run closes the stream and cancels the request.
  *
  * A streamed call that `request.signal` aborts once the request was sent (the run's abort or `timeoutMs`,
- * or `modelTimeoutMs`) throws as before, but first passes what it spent to `options.onAborted`: the usage
- * the provider reported if it got that far, else {@link estimateUsage} of the request and the text received
- * (marked `estimated`, as for a stream cut client-side), since the prompt was sent and that text generated.
+ * or `modelTimeoutMs`), or that fails after text arrived (the server broke the stream off), throws as before,
+ * but first passes what it spent to `options.onAborted`: the usage the provider reported if it got that far,
+ * else {@link estimateUsage} of the request and the text received (marked `estimated`, as for a stream cut
+ * client-side), since the prompt was sent and that text generated. A call that fails before any text (an
+ * HTTP error, a refused connection) spent nothing that can be told, and is not counted.
  */
 export async function* callModel(
   model: Model,
@@ -72,7 +74,7 @@ export async function* callModel(
   // An abort before the call starts sends nothing, so spends nothing.
   const sent = !outer?.aborted;
   const spent = () => {
-    if (!sent || !outer?.aborted) return;
+    if (!sent || (!outer?.aborted && text === '' && reasoning === '')) return;
     const reported = response && response.usage.inputTokens !== undefined;
     options.onAborted?.(reported ? response!.usage : estimateUsage(request, text), text, model.id);
   };
@@ -150,8 +152,9 @@ export async function* callModel(
 }
 
 /**
- * Told what a model call aborted mid-stream spent: `usage` (estimated unless the provider had reported it),
- * the `text` received before the abort and the id of the model called.
+ * Told what a streamed model call aborted mid-way (or broken off by the server after text arrived) spent:
+ * `usage` (estimated unless the provider had reported it), the `text` received before it ended and the id
+ * of the model called.
  */
 export type AbortedCallListener = (usage: ModelUsage, text: string, modelId: string) => void;
 

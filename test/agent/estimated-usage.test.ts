@@ -204,3 +204,51 @@ test('over HTTP (OpenAI provider, chunks 20 ms apart), an abort mid-stream is co
     await server.close();
   }
 });
+
+test('a stream the server breaks off after text arrived is counted, estimated; one that fails before any text is not', async () => {
+  const server = await startFakeOpenAI({
+    replies: ['Thought: I need to think about this question carefully.\nAnswer: 4'],
+    chunkSize: 8,
+    cutStreamAfterEvents: 3,
+  });
+  try {
+    const model = await resolveModelSpec(
+      'openai:gpt-4o-mini',
+      { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL },
+      { maxRetries: 0 },
+    );
+    let received = '';
+    let result: RunResult | undefined;
+    for await (const event of streamAgent({ model, question: 'What is 2 + 2?', tools: [calculator] })) {
+      if (event.type === 'model-delta') received += event.text;
+      if (event.type === 'run-end') result = event.result;
+    }
+    assert.equal(result?.status, 'error');
+    assert.ok(received.length > 0, 'text arrived before the cut');
+    assert.equal(result.usage.estimated, true);
+    assert.ok((result.usage.inputTokens ?? 0) > 50, `input ${result.usage.inputTokens}`);
+    assert.equal(result.usage.outputTokens, Math.ceil(received.length / 4));
+    assert.notEqual(result.costUsd, undefined);
+    assert.match(footerLines(result).join('\n'), /error · 0 steps · ~\d+ in \/ ~\d+ out tokens · ~\$/);
+  } finally {
+    await server.close();
+  }
+  const failing = await startFakeOpenAI({ replies: ['Answer: 4'], failFirst: { status: 500, count: 1 } });
+  try {
+    const model = await resolveModelSpec(
+      'openai:gpt-4o-mini',
+      { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: failing.baseURL },
+      { maxRetries: 0 },
+    );
+    const result = await runAgent({
+      model,
+      question: 'What is 2 + 2?',
+      tools: [calculator],
+      streaming: true,
+    });
+    assert.equal(result.status, 'error');
+    assert.equal(result.usage.inputTokens, undefined, 'an HTTP error spent nothing that can be told');
+  } finally {
+    await failing.close();
+  }
+});

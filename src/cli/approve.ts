@@ -1,8 +1,9 @@
 /**
  * Approval at the terminal: `yes / no / edit` for each tool call with side effects. With no terminal
  * (CI, pipes) every such call is rejected unless `--yes` or `--allow TOOL` said otherwise. Ctrl-C at the
- * prompt stops the run (it is not a "no"); the tool and input are shown through {@link safeText}, so the
- * model cannot make the prompt show another action than the one being approved.
+ * prompt stops the run (it is not a "no"); the tool and input are shown on one line through {@link safeLine}
+ * (a newline as `⏎`, control characters as visible escapes), so the model cannot make the prompt show
+ * another action than the one being approved.
  *
  * @module
  */
@@ -11,7 +12,7 @@ import pc from 'picocolors';
 import type { ApprovalDecision, ApprovalRequest, ApproveFn } from '../agent/types.js';
 import { type ApprovalMessages, CLI_MESSAGES, fill } from './i18n.js';
 import { interruptRun } from './interrupt.js';
-import { safeText } from './safe-text.js';
+import { safeLine } from './safe-text.js';
 
 /** Streams the prompt talks to; the terminal's by default. */
 export interface TerminalApprovalOptions {
@@ -66,8 +67,9 @@ async function ask(
   closed.catch(() => undefined);
   const question = (text: string) => Promise.race([rl.question(text, { signal }), closed]);
   try {
-    const action = safeText(`${request.tool}[${request.input}]`);
-    const wants = fill(messages.wants, { action: pc.bold(action), effects: safeText(request.effects) });
+    // One line: a newline in the input shows as ⏎, so the input cannot draw a question or answer of its own.
+    const action = `${safeLine(request.tool)}[${safeLine(request.input)}]`;
+    const wants = fill(messages.wants, { action: pc.bold(action), effects: safeLine(request.effects) });
     output.write(pc.yellow(`\n${wants}\n`));
     // Only an exact yes word (the language's, or English) approves; the English words always work.
     const english = CLI_MESSAGES.en.approval;
@@ -78,7 +80,7 @@ async function ask(
       if (is(answer, messages.yes, english.yes)) return { type: 'approve' };
       if (answer === '' || is(answer, messages.no, english.no)) return { type: 'reject' };
       if (is(answer, messages.edit, english.edit)) {
-        const edited = await question(fill(messages.newInput, { tool: safeText(request.tool) }));
+        const edited = await question(fill(messages.newInput, { tool: safeLine(request.tool) }));
         return { type: 'edit', input: edited };
       }
       output.write(`${messages.again}\n`);

@@ -34,5 +34,27 @@ const visibleEscape = (char: string): string => {
  * ```
  */
 export function safeText(text: string): string {
-  return String(text).replace(/\r\n/g, '\n').replace(UNSAFE, visibleEscape);
+  // A trace is data: a field that should hold text may hold anything. Only text and numbers print.
+  const value: unknown = text;
+  if (typeof value !== 'string') return count(value);
+  return value.replace(/\r\n/g, '\n').replace(UNSAFE, visibleEscape);
+}
+
+/** A count or other number to print: the number when it is a finite one, else `?` (a trace is data). */
+export function count(value: unknown): string {
+  return typeof value === 'number' && Number.isFinite(value) ? String(value) : '?';
+}
+
+/**
+ * {@link safeText} on one line: a newline (and U+2028, U+2029) shows as `⏎`, and the other line breaks
+ * (`\r`, `\v`, `\f`, U+0085) as safeText's escapes, so a text cannot draw lines of its own under a prompt
+ * (a fake question, a fake answer).
+ *
+ * @example
+ * ```ts
+ * safeLine('a.js\nAllow it? n'); // 'a.js⏎Allow it? n'
+ * ```
+ */
+export function safeLine(text: string): string {
+  return safeText(text).replace(/[\n\u2028\u2029]/g, '⏎');
 }

@@ -8,10 +8,11 @@ import pc from 'picocolors';
 import type { AgentEvent, RunResult } from '../agent/types.js';
 import { seconds } from '../models/call-progress.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from '../react/labels.js';
+import { ownField } from '../util/own.js';
 import { inFlagNames } from './flag-names.js';
 import { budgetDetail, CLI_MESSAGES, type CliMessages, fill, noAnswerMessage } from './i18n.js';
 import { LiveTurn } from './live-turn.js';
-import { safeText } from './safe-text.js';
+import { count, safeText } from './safe-text.js';
 import { turnParts } from './turn-parts.js';
 
 /** Where and how to render. */
@@ -48,7 +49,9 @@ export interface RenderOptions {
 
 /**
  * Returns a function that renders one event. Everything that came from the model or a tool is printed
- * through {@link safeText}, so it cannot move the cursor, clear the screen or reorder what is shown.
+ * through {@link safeText}, so it cannot move the cursor, clear the screen or reorder what is shown; a
+ * number is printed through {@link count}. An event read from a trace file is data: a text or number field
+ * of another type prints as `?`, and so does one of a form the renderer does not know.
  */
 export function createRenderer(options: RenderOptions): (event: AgentEvent) => void {
   const write = (line: string) => options.out.write(`${line}\n`);
@@ -109,7 +112,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         for (const line of footerLines(event.result, messages)) write(line);
         break;
       case 'run-start':
-        tools = event.tools;
+        tools = Array.isArray(event.tools) ? event.tools : [];
         if (options.showQuestion) write(pc.bold(`${l.question}: ${safeText(event.question)}`));
         break;
       case 'approval-end':
@@ -129,9 +132,9 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
           live = newLiveTurn();
         }
         // Model call errors name the model already ("Model call to <id> failed: ...").
-        const what = event.error.includes(event.fromModelId)
-          ? event.error
-          : fill(messages.modelFailed, { model: event.fromModelId, error: event.error });
+        const error = text(event.error);
+        const from = text(event.fromModelId);
+        const what = error.includes(from) ? error : fill(messages.modelFailed, { model: from, error });
         write(
           pc.yellow(
             fill(messages.tryingNext, {
@@ -162,10 +165,10 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
       }
       case 'model-retry': {
         const values = {
-          retry: event.retry,
-          max: event.maxRetries ?? '',
+          retry: count(event.retry),
+          max: event.maxRetries === undefined ? '' : count(event.maxRetries),
           error: safeText(event.error),
-          waited: seconds(event.delayMs),
+          waited: finite(event.delayMs) ? seconds(event.delayMs) : '? s',
         };
         write(
           pc.dim(
@@ -178,7 +181,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         write(pc.dim(`(${safeText(event.purpose ?? 'hook')} written by ${safeText(event.modelId)})`));
         break;
       case 'hook-error':
-        write(pc.yellow(`(${event.hook} failed: ${safeText(event.error)}; the run goes on)`));
+        write(pc.yellow(`(${safeText(event.hook)} failed: ${safeText(event.error)}; the run goes on)`));
         break;
       case 'tool-end':
       case 'approval-start':
@@ -209,29 +212,55 @@ export function formatUsd(costUsd: number): string {
 
 /** The footer: why there is no answer (if so), then status, steps, tokens, cost and time. */
 export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSAGES.en): string[] {
-  const { inputTokens, outputTokens, estimated } = result.usage;
+  // A result read from a trace is data: every number goes through `count`, every text through `safeText`.
+  const usage: Partial<RunResult['usage']> = isRecord(result.usage) ? result.usage : {};
+  const { inputTokens, outputTokens, estimated } = usage;
   // `~` marks counts (and the cost from them) that include taoloop's estimate for a call cut client-side.
-  const about = estimated ? '~' : '';
+  const about = estimated === true ? '~' : '';
   // No model call at all (a budget that stopped the run before its first): 0 tokens, not unknown ones.
-  const noCall = result.usageByModel !== undefined && Object.keys(result.usageByModel).length === 0;
+  const noCall = isRecord(result.usageByModel) && Object.keys(result.usageByModel).length === 0;
+  const tokenCount = (n: unknown) => (n === undefined ? (noCall ? '0' : '?') : count(n));
   const tokens =
     inputTokens === undefined && outputTokens === undefined && !noCall
       ? messages.tokensUnknown
       : fill(messages.tokenCounts, {
-          in: `${about}${inputTokens ?? (noCall ? 0 : '?')}`,
-          out: `${about}${outputTokens ?? (noCall ? 0 : '?')}`,
+          in: `${about}${tokenCount(inputTokens)}`,
+          out: `${about}${tokenCount(outputTokens)}`,
         });
-  const cost = result.costUsd === undefined ? messages.costUnknown : `${about}${formatUsd(result.costUsd)}`;
-  const seconds = `${(result.durationMs / 1000).toFixed(1)} s`;
+  const cost =
+    result.costUsd === undefined
+      ? messages.costUnknown
+      : finite(result.costUsd)
+        ? `${about}${formatUsd(result.costUsd)}`
+        : '$?';
+  const seconds = finite(result.durationMs) ? `${(result.durationMs / 1000).toFixed(1)} s` : '? s';
+  const status = ownField(messages.status, result.status);
+  const steps = Array.isArray(result.steps) ? result.steps.length : '?';
   const summary = pc.dim(
-    `— ${messages.status[result.status]} · ${result.steps.length} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
+    `— ${typeof status === 'string' ? status : safeText(result.status)} · ${steps} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
   const error =
-    result.status === 'budget' && result.error ? budgetDetail(messages, result.error) : result.error;
+    result.error === undefined
+      ? undefined
+      : result.status === 'budget' && result.error
+        ? budgetDetail(messages, text(result.error))
+        : text(result.error);
   const detail = error === undefined ? undefined : safeText(inFlagNames(error));
-  return [pc.red(noAnswerMessage(messages, result.status, detail)), summary];
+  // A status this taoloop does not know (a trace from elsewhere) gets the error's words.
+  const known = typeof ownField(messages.noAnswer, result.status) === 'string' ? result.status : 'error';
+  return [pc.red(noAnswerMessage(messages, known, detail)), summary];
 }
+
+/** A text field as it is, or `?` (or the number) when it holds something else (a trace is data). */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : count(value);
+}
+
+const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
 
 /** The `--json` shape: the result without the bulky raw texts duplicated. */
 function toJson(result: RunResult) {

@@ -43,7 +43,7 @@ export function turnParts(
     case 'action':
       parts.push({
         kind: 'action',
-        text: `${l.action}: ${safeText(`${turn.tool}[${turn.input}]`)}`,
+        text: `${l.action}: ${safeText(turn.tool)}[${safeText(turn.input)}]`,
         style: bold,
       });
       break;
@@ -53,7 +53,7 @@ export function turnParts(
     case 'none':
       parts.push({
         kind: 'unusable',
-        text: `${notes.unusableTurn} ${safeText(JSON.stringify(text.slice(0, 500)))}`,
+        text: `${notes.unusableTurn} ${typeof text === 'string' ? safeText(JSON.stringify(text.slice(0, 500))) : '?'}`,
         style: pc.red,
       });
       break;

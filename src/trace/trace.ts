@@ -171,14 +171,22 @@ export function createTraceWriter(
 export function readTrace(file: string): Trace {
   const lines = readFileSync(file, 'utf8').split('\n');
   const parsed: unknown[] = [];
+  /** The file's line number (from 1) of each parsed line. */
+  const lineNumbers: number[] = [];
   lines.forEach((line, i) => {
     if (!line.trim()) return;
+    let value: unknown;
     try {
-      parsed.push(JSON.parse(line));
+      value = JSON.parse(line);
     } catch {
       const isLast = lines.slice(i + 1).every((rest) => !rest.trim());
       if (!isLast) throw new TraceFormatError(`${file}:${i + 1} is not valid JSON.`);
+      return;
     }
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new TraceFormatError(`${file}:${i + 1} is not an event (a JSON object with a "type").`);
+    parsed.push(value);
+    lineNumbers.push(i + 1);
   });
   const header = parsed[0] as TraceHeader | undefined;
   if (header?.type !== 'trace-start' || header.format !== TRACE_FORMAT) {
@@ -202,11 +210,24 @@ export function readTrace(file: string): Trace {
   const steps = events.flatMap((e) => (e.type === 'step-end' ? [e.step] : []));
   const end = events.find((e) => e.type === 'run-end');
   const crash = events.find((e) => e.type === 'run-error');
-  return {
+  const trace: Trace = {
     header,
     events,
     steps,
     ...(end?.type === 'run-end' && { result: end.result }),
     ...(crash?.type === 'run-error' && { error: crash.error }),
   };
+  eventLines.set(trace, lineNumbers.slice(1));
+  return trace;
+}
+
+/** The line numbers of each trace's events, for {@link traceEventLine}. */
+const eventLines = new WeakMap<Trace, number[]>();
+
+/**
+ * The line of the file (from 1) that `trace.events[index]` was read from; `index + 2` (the header is
+ * line 1) for a trace that {@link readTrace} did not read.
+ */
+export function traceEventLine(trace: Trace, index: number): number {
+  return eventLines.get(trace)?.[index] ?? index + 2;
 }

@@ -210,3 +210,123 @@ test('the runs table keeps the model name of a long model id and cuts the provid
   const name = 'a-model-name-far-longer-than-the-whole-column-is';
   assert.equal(modelCell(`openai-compatible:http://h/v1#${name}`), `${name.slice(0, 39)}…`);
 });
+
+const E = '\x1b';
+const HEADER = {
+  type: 'trace-start',
+  format: 'taoloop-trace',
+  version: 2,
+  startedAt: 'x',
+  question: 'q',
+  modelId: 'm',
+  meta: { cli: { tools: ['read_file'], lang: 'en', mode: 'text', yes: true, allowTools: 'all' } },
+};
+
+/** A trace file of these lines (the header first, unless given), in a temp folder. */
+function craftedTrace(lines: unknown[]): string {
+  const file = join(tempDir('taoloop-crafted-'), 'run.jsonl');
+  writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+  return file;
+}
+
+test('trace prints no raw escape sequence from any field of a crafted trace: retries, hook names and footer counts included', async () => {
+  const file = craftedTrace([
+    HEADER,
+    { type: 'run-start', question: 'q', modelId: 'm', tools: ['read_file'] },
+    {
+      type: 'model-retry',
+      retry: `${E}]0;PWNED${E}\\${E}[2J`,
+      maxRetries: `${E}[31mRED`,
+      error: 'e',
+      delayMs: 1,
+    },
+    { type: 'hook-error', hook: `${E}]52;c;cm0gLXJmIH4=${E}\\`, error: 'x' },
+    {
+      type: 'run-end',
+      result: {
+        status: 'answered',
+        usage: { inputTokens: `${E}[2Jfake-screen`, outputTokens: 1 },
+        durationMs: 5,
+        steps: { length: `${E}[5m` },
+        costUsd: 0,
+        answer: 'a',
+      },
+    },
+  ]);
+  const { code, stdout } = await runCli(['trace', file], { env: cliEnv().env });
+  assert.equal(code, 0, stdout);
+  assert.doesNotMatch(stdout, /\x1b/, 'no raw ESC');
+  assert.match(stdout, /retry \? of \? after e/);
+  assert.ok(stdout.includes('(\\x1b]52;c;cm0gLXJmIH4=\\x1b\\ failed: x; the run goes on)'), stdout);
+  assert.match(stdout, /answered · \? steps · \? in \/ 1 out tokens/);
+});
+
+test('trace: fields of the wrong type print as ?; an event it cannot read is "FILE is not a valid taoloop trace: line N", exit 2', async () => {
+  const { env } = cliEnv();
+  const trace = async (lines: unknown[]) => {
+    const file = craftedTrace(lines);
+    return { file, ...(await runCli(['trace', file], { env })) };
+  };
+  const wrongTypes = await trace([
+    { ...HEADER, question: { a: 1 }, startedAt: ['x'] },
+    { type: 'model-fallback', error: 42, fromModelId: 'a', toModelId: 'b' },
+    {
+      type: 'model-end',
+      step: 1,
+      text: 'x',
+      turn: { type: 'action', tool: 't', input: 'i', thought: { toString: 1 } },
+    },
+    { type: 'run-end', result: { status: 'answered', usage: {}, durationMs: 'soon', steps: [] } },
+  ]);
+  assert.equal(wrongTypes.code, 0, wrongTypes.stderr);
+  assert.match(wrongTypes.stdout, /^\? · m · /);
+  assert.match(wrongTypes.stdout, /Question: \?\n/);
+  assert.match(wrongTypes.stdout, /\(a failed: 42; trying b\)/);
+  assert.match(wrongTypes.stdout, /Thought: \?\nAction: t\[i\]/);
+  assert.match(wrongTypes.stdout, /answered · 0 steps · tokens unknown · .* · \? s/);
+  assert.doesNotMatch(wrongTypes.stdout, /object Object|NaN/);
+
+  const status = await trace([
+    HEADER,
+    { type: 'run-end', result: { status: '__proto__', usage: {}, durationMs: 1, steps: [] } },
+  ]);
+  assert.equal(status.code, 0, status.stderr);
+  assert.match(status.stdout, /No answer: .*\n— __proto__ · 0 steps/);
+
+  for (const [event, what] of [
+    [{ type: 'run-end', result: null }, /the run-end event's "result" is not an object/],
+    [{ type: 'step-end', step: null }, /the step-end event's "step" is not an object/],
+    [{ type: 'model-end', step: 1, text: 'x', turn: null }, /the model-end event's "turn" is not an object/],
+    [{ type: 'agent-event', path: 'x', event: { type: 'run-start' } }, /"path" is not a list of names/],
+    [{ type: 'agent-event', path: ['a'], event: null }, /"event" is not an object/],
+  ] as const) {
+    const bad = await trace([HEADER, { type: 'run-start', question: 'q', modelId: 'm', tools: [] }, event]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.ok(bad.stderr.includes(`${bad.file} is not a valid taoloop trace: line 3: `), bad.stderr);
+    assert.match(bad.stderr, what);
+    assert.doesNotMatch(bad.stderr, /the run failed|Cannot read/);
+  }
+  const notAnEvent = await trace([HEADER, 5]);
+  assert.equal(notAnEvent.code, 2);
+  assert.match(notAnEvent.stderr, /:2 is not an event/);
+});
+
+test('runs lists a trace with fields of the wrong type, with ? for them', async () => {
+  const { env, runs } = cliEnv();
+  mkdirSync(runs, { recursive: true });
+  writeFileSync(
+    join(runs, 'odd.jsonl'),
+    `${[
+      { ...HEADER, question: { a: 1 }, startedAt: ['x'], modelId: 5 },
+      {
+        type: 'run-end',
+        result: { status: 7, usage: { inputTokens: 'x', outputTokens: 2 }, steps: 'x', costUsd: 'y' },
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join('\n')}\n`,
+  );
+  const { code, stdout, stderr } = await runCli(['runs'], { env });
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /\n\?\s+\?\s+\?\s+\?\s+0\s+2\s+-\s+odd\n/);
+});

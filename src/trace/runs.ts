@@ -91,26 +91,30 @@ export function summarizeRun(file: string): RunSummary {
   const shortId = shortRunId(id);
   try {
     const trace = readTrace(file);
-    const { header, result } = trace;
-    const steps = result?.steps ?? trace.steps;
-    const usage = result?.usage ?? {};
-    const reported = [usage.inputTokens, usage.outputTokens].filter((n): n is number => n !== undefined);
-    const stepTokens = steps.flatMap((s) =>
-      [s.usage.inputTokens, s.usage.outputTokens].filter((n): n is number => n !== undefined),
-    );
-    const tokens = result ? reported : stepTokens;
+    const { header } = trace;
+    // A trace is data: a field of the wrong type is left out (a number) or `?` (a text).
+    const result = isRecord(trace.result) ? trace.result : undefined;
+    const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+    const steps = list(result?.steps ?? trace.steps);
+    const numbers = (usage: unknown) => {
+      const u = isRecord(usage) ? usage : {};
+      return [u.inputTokens, u.outputTokens].filter(finite);
+    };
+    const tokens = result
+      ? numbers(result.usage)
+      : steps.flatMap((s) => (isRecord(s) ? numbers(s.usage) : []));
     const cost = result?.costUsd;
     return {
       file,
       id,
       shortId,
-      startedAt: header.startedAt,
-      question: header.question,
-      modelId: header.modelId,
-      status: result?.status ?? (trace.error === undefined ? 'incomplete' : 'crashed'),
+      startedAt: text(header.startedAt),
+      question: text(header.question),
+      modelId: text(header.modelId),
+      status: result ? text(result.status) : trace.error === undefined ? 'incomplete' : 'crashed',
       steps: steps.length,
       ...(tokens.length > 0 && { tokens: tokens.reduce((a, b) => a + b, 0) }),
-      ...(cost !== undefined && { costUsd: cost }),
+      ...(finite(cost) && { costUsd: cost }),
     };
   } catch (error) {
     let startedAt = '';
@@ -151,3 +155,11 @@ export function findRun(ref: string, folder: string, cwd: string = process.cwd()
   const name = ref.endsWith('.jsonl') ? ref : `${ref}.jsonl`;
   return files.find((f) => basename(f) === name) ?? files.find((f) => basename(f).endsWith(`-${name}`));
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+
+const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+
+/** A text field of a trace as it is, or `?` when it holds something else. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : '?');

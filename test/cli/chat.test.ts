@@ -185,3 +185,34 @@ test('chat reads questions from a pipe until the end of input and exits 0; --con
   assert.equal(json.code, 2);
   assert.match(json.stderr, /chat .* has no --json/);
 });
+
+test('SIGTERM or SIGHUP mid-answer stops the answer (its trace complete) and ends the chat with exit 1', async (t) => {
+  const server = await startFakeOpenAI({ replies: reply, chunkDelayMs: 5 });
+  t.after(() => server.close());
+  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
+    const { env: chatEnv, runs } = env();
+    const child = spawn(process.execPath, [BIN, 'chat', '--model', `openai-compatible:${server.baseURL}#m`], {
+      cwd: ROOT,
+      env: chatEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    t.after(() => child.kill('SIGKILL'));
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The input stays open: only the signal can end the chat.
+    child.stdin.write('Slow?\n');
+    const started = Date.now();
+    while (!/wait wait/.test(stdout)) {
+      if (Date.now() - started > 30_000) throw new Error(`no answer streamed; stdout: ${stdout}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill(signal);
+    assert.equal(await closed, 1, `${signal}: ${stdout.slice(-500)}`);
+    const [file] = runFiles(runs);
+    const trace = readTrace(file!);
+    assert.equal(trace.result?.status, 'aborted');
+    assert.equal(trace.events.at(-1)?.type, 'run-end');
+    assert.doesNotMatch(stdout, /too late/);
+  }
+});

@@ -3,7 +3,8 @@
  * ({@link createSession}) whose store is the runs folder ({@link createFileStore}): every run's trace is
  * linked to the conversation id, so `taoloop runs`, `trace`, `replay` and `run --continue <id|last>` read
  * it like any run. The options, the live trace and Ctrl-C are `run`'s: Ctrl-C stops the answer in progress
- * (a second one quits at once), and the conversation goes on. `/new` starts a new conversation; `/exit` or
+ * (a second one quits at once), and the conversation goes on; SIGTERM or SIGHUP stops it too, then ends the
+ * chat (exit code 1). `/new` starts a new conversation; `/exit` or
  * Ctrl-D leaves (exit code 0). `--continue <id|last>` starts from a recorded run's conversation.
  *
  * @module
@@ -20,6 +21,7 @@ import { EXIT, UsageError } from '../errors.js';
 import type { RunCommandOptions } from '../options.js';
 import { safeText } from '../safe-text.js';
 import { type PrepareContext, type PreparedRun, prepareAgent } from '../setup.js';
+import { onStopSignals } from '../signals.js';
 import { consumeRun, onInterrupts, terminalOutput } from './run.js';
 
 /** Runs the conversation until `/exit` or the end of input, and returns the exit code (0). */
@@ -56,6 +58,7 @@ export async function chatCommand(
   };
   let session = start(words.intro, continued?.conversationId);
   let asked = false;
+  let exitCode: number = EXIT.answered;
   const lines = lineReader(() => say(words.howToLeave));
   try {
     for (;;) {
@@ -75,25 +78,36 @@ export async function chatCommand(
         continue;
       }
       asked = true;
-      await askInSession(session, text, prepared, options);
+      // SIGTERM or SIGHUP (`kill`, `docker stop`, a closed terminal) stops the answer as Ctrl-C does, then
+      // ends the chat, as they end `run`: exit 1. Ctrl-C only stops the answer.
+      const terminated = await askInSession(session, text, prepared, options);
+      if (terminated) {
+        exitCode = EXIT.noAnswer;
+        break;
+      }
     }
   } finally {
     lines.close();
   }
   if (asked) say(fill(words.followUp, session.conversationId));
-  return EXIT.answered;
+  return exitCode;
 }
 
 /**
  * One question: the session's run, drained like `run`'s (live trace, spinner, approvals at the terminal,
  * Ctrl-C). A run that fails is reported and the conversation goes on; a caller mistake ends the chat.
+ * Resolves with true when SIGTERM or SIGHUP stopped the run (the chat should end), else false.
  */
 async function askInSession(
   session: Session,
   question: string,
   prepared: PreparedRun,
   options: RunCommandOptions,
-): Promise<void> {
+): Promise<boolean> {
+  let terminated = false;
+  const stopTerminations = onStopSignals((signal) => {
+    if (signal !== 'SIGINT') terminated = true;
+  });
   const controller = new AbortController();
   // The store writes the trace, so there is none here for a second Ctrl-C to note.
   const stopInterrupts = onInterrupts(
@@ -124,7 +138,9 @@ async function askInSession(
   } finally {
     spinner.stop();
     stopInterrupts();
+    stopTerminations();
   }
+  return terminated;
 }
 
 /**

@@ -27,8 +27,12 @@ export interface CallProgress {
   bytes: number;
   /** When the call's signal was aborted (a timeout is described as of then, not as of when it surfaced). */
   abortedAt?: number;
-  /** How the last attempt failed (`HTTP 503`) and when, until the next attempt (a retry) is sent. */
-  failure?: { error: string; at: number };
+  /**
+   * How the last attempt failed (`HTTP 503`) and when, until the next attempt (a retry) is sent;
+   * `retryAfterMs`: the wait the server asked for (`retry-after-ms` / `retry-after`), when the AI SDK
+   * honours it (under a minute).
+   */
+  failure?: { error: string; at: number; retryAfterMs?: number };
   /** Retries sent so far. @default 0 */
   retries?: number;
   /** Told of each retry as it is sent (`ModelRequest.onRetry`). */
@@ -94,7 +98,14 @@ export const trackingFetch: typeof fetch = async (input, init) => {
     throw error;
   }
   progress.headersAt = performance.now();
-  if (!response.ok) progress.failure = { error: `HTTP ${response.status}`, at: progress.headersAt };
+  if (!response.ok) {
+    const retryAfterMs = retryAfterOf(response.headers);
+    progress.failure = {
+      error: `HTTP ${response.status}`,
+      at: progress.headersAt,
+      ...(retryAfterMs !== undefined && { retryAfterMs }),
+    };
+  }
   if (!response.body) return response;
   const counted = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -111,6 +122,29 @@ export const trackingFetch: typeof fetch = async (input, init) => {
     headers: response.headers,
   });
 };
+
+/**
+ * The wait an error response asks for before a retry (`retry-after-ms`, or `retry-after` in seconds or as
+ * a date), in ms, when the AI SDK honours it (0 to under 60 s), else undefined.
+ */
+function retryAfterOf(headers: Headers): number | undefined {
+  const inMs = headers.get('retry-after-ms');
+  const after = headers.get('retry-after');
+  let ms = inMs ? Number.parseFloat(inMs) : Number.NaN;
+  if (Number.isNaN(ms) && after) {
+    const secondsAfter = Number.parseFloat(after);
+    ms = Number.isNaN(secondsAfter) ? Date.parse(after) - Date.now() : secondsAfter * 1000;
+  }
+  return ms >= 0 && ms < 60_000 ? ms : undefined;
+}
+
+/** Whether the AI SDK retries an attempt that failed so: a network error, or HTTP 408, 409, 429 or 5xx. */
+function isRetried(error: string): boolean {
+  const status = /^HTTP (\d+)$/.exec(error)?.[1];
+  if (status === undefined) return true;
+  const code = Number(status);
+  return code === 408 || code === 409 || code === 429 || code >= 500;
+}
 
 /**
  * fetch refuses the Fetch standard's "bad ports" (9, 25, 6000, ...) before connecting, in Node (undici:
@@ -136,7 +170,9 @@ export function seconds(ms: number): string {
 /**
  * What a call cut by a timeout had got to, as the end of a sentence: `no response headers within 120 s`,
  * `the stream stalled for 95 s (1204 bytes received, the last after 25 s)`, `no complete answer within
- * 120 s: still receiving (20480 bytes so far)`, or, without progress, `no complete answer in time`.
+ * 120 s: still receiving (20480 bytes so far)`, `no answer within 120 s: the last attempt failed with HTTP
+ * 429 and the next retry was still waiting (retry-after 30 s)`, or, without progress, `no complete answer
+ * in time`.
  */
 export function describeStall(
   progress: CallProgress | undefined,
@@ -147,6 +183,11 @@ export function describeStall(
   // Cut before the request went out (a slow start on a busy machine): nothing on the wire to describe.
   if (progress.attemptAt === undefined || now < progress.attemptAt)
     return `no complete answer within ${total}`;
+  // Cut after an attempt failed (an error status, a dropped connection), before the next one was sent:
+  // the failure is what happened, not the error body's bytes or the missing headers.
+  const { failure } = progress;
+  if (failure !== undefined && failure.at <= now)
+    return `no answer within ${total}: ${failed(progress, failure)}`;
   if (progress.headersAt === undefined)
     return `no response headers within ${seconds(now - progress.attemptAt)}`;
   const lastMove = progress.lastDataAt ?? progress.headersAt;
@@ -160,6 +201,15 @@ export function describeStall(
       ? 'headers received, no body'
       : `${progress.bytes} bytes received, the last after ${seconds(lastMove - progress.attemptAt)}`;
   return `the stream stalled for ${seconds(silentMs)} (${received})`;
+}
+
+/** `the last attempt failed with HTTP 429 and the next retry was still waiting (retry-after 30 s)`. */
+function failed(progress: CallProgress, failure: NonNullable<CallProgress['failure']>): string {
+  const how = failure.error.startsWith('HTTP ') ? `with ${failure.error}` : `(${failure.error})`;
+  const retryLeft = progress.maxRetries === undefined || (progress.retries ?? 0) < progress.maxRetries;
+  if (!isRetried(failure.error) || !retryLeft) return `the last attempt failed ${how}`;
+  const asked = failure.retryAfterMs === undefined ? '' : ` (retry-after ${seconds(failure.retryAfterMs)})`;
+  return `the last attempt failed ${how} and the next retry was still waiting${asked}`;
 }
 
 /** An error's `code` and those of its causes (undici puts the socket error's code on a cause). */

@@ -103,3 +103,54 @@ test('a port fetch refuses as unsafe (9) is named, and not retried (no retry can
     assert.ok(!events.includes('model-retry'), `no retry: ${events.join(', ')}`);
   }
 });
+
+test('a timeout that cuts the wait for a retry names the failed attempt (HTTP 429), not a stalled stream', async () => {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    req.resume();
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' });
+    res.end(JSON.stringify({ error: { message: 'rate limited' } }));
+  });
+  const baseURL = await listen(server);
+  try {
+    for (const streaming of [false, true]) {
+      const model = await resolveModelSpec(`openai-compatible:${baseURL}#m`); // default retries: 2
+      const result = await runAgent({ model, question: 'q', tools: [], streaming, modelTimeoutMs: 600 });
+      assert.equal(result.status, 'error');
+      assert.match(
+        result.error ?? '',
+        /^The model call failed: no answer within 0\.\d s: the last attempt failed with HTTP 429 and the next retry was still waiting \(retry-after 30 s\) \(modelTimeoutMs: 600 ms\)\.$/,
+      );
+      assert.doesNotMatch(result.error ?? '', /stalled|bytes/);
+    }
+    assert.equal(requests, 2, 'one attempt a call: the retry was still waiting when the timeout cut it');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('describeStall names a failed attempt whose retry had not been sent', () => {
+  const base = { startedAt: 0, attemptAt: 0, headersAt: 50, lastDataAt: 60, bytes: 68, maxRetries: 2 };
+  assert.equal(
+    describeStall({ ...base, failure: { error: 'HTTP 502', at: 50 } }, 4000),
+    'no answer within 4.0 s: the last attempt failed with HTTP 502 and the next retry was still waiting',
+  );
+  assert.equal(
+    describeStall(
+      { startedAt: 0, attemptAt: 0, bytes: 0, failure: { error: 'the server closed it', at: 5 } },
+      4000,
+    ),
+    'no answer within 4.0 s: the last attempt failed (the server closed it) and the next retry was still waiting',
+  );
+  // No retry left, or one the SDK does not make: the failure alone.
+  assert.equal(
+    describeStall({ ...base, retries: 2, failure: { error: 'HTTP 503', at: 50 } }, 4000),
+    'no answer within 4.0 s: the last attempt failed with HTTP 503',
+  );
+  assert.equal(
+    describeStall({ ...base, failure: { error: 'HTTP 400', at: 50 } }, 4000),
+    'no answer within 4.0 s: the last attempt failed with HTTP 400',
+  );
+});

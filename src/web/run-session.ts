@@ -141,6 +141,17 @@ export class RunSession {
     this.#controller.abort(new Error('stopped from the playground'));
   }
 
+  /**
+   * For a process about to exit at once (a second Ctrl-C): ends the trace of a run still in progress with
+   * a `run-error` line saying `reason`, synchronously, so the trace does not stop short without one. Does
+   * nothing once the trace has ended (with `run-end` or `run-error`).
+   */
+  quitting(reason: string): void {
+    const trace = this.#trace;
+    this.#trace = undefined;
+    trace?.writeError(reason);
+  }
+
   #emit(message: RunMessage): void {
     const index = this.messages.push(message) - 1;
     for (const listener of this.#listeners) listener(message, index);
@@ -219,16 +230,14 @@ export class RunSession {
       thread: earlier ? conversationThread(earlier.messages) : [],
     };
     this.#emit(runOptions);
-    let trace: TraceWriter | undefined;
     try {
       const { type: _, ...meta } = runOptions;
-      trace = createTraceWriter(options.file, {
+      this.#trace = createTraceWriter(options.file, {
         question,
         modelId: model.id,
         conversationId: this.conversationId,
         meta: { source: 'playground', ...meta },
       });
-      this.#trace = trace;
       const asked = earlier
         ? { messages: [...earlier.messages, { role: 'user' as const, content: question }] }
         : { question };
@@ -242,7 +251,8 @@ export class RunSession {
         ...(options.prices && { prices: options.prices }),
       });
       for await (const event of run) {
-        trace.write(event);
+        // Unless the process quitting ended the trace already (see `quitting`).
+        this.#trace?.write(event);
         if (event.type === 'model-start') this.#step = event.step;
         if (event.type === 'reasoning-delta') continue;
         const message = event.type === 'model-delta' ? this.#cutDelta(event) : event;
@@ -250,9 +260,11 @@ export class RunSession {
       }
     } catch (error) {
       const message = errorMessage(error);
-      trace?.writeError(message);
+      this.#trace?.writeError(message);
       this.#emit({ type: 'run-error', error: message });
     } finally {
+      // The trace has ended: nothing more is written to it, not even when the process quits.
+      this.#trace = undefined;
       for (const settle of this.#pending.values()) settle({ type: 'reject', reason: 'the run ended' });
       this.#emit({ type: 'stream-end' });
       this.#listeners.clear();

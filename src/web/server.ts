@@ -120,6 +120,12 @@ export interface Playground {
   token?: string;
   /** Stops every run, closes open event streams and the server. */
   close(): Promise<void>;
+  /**
+   * For a process about to exit at once (a second Ctrl-C while {@link close} waits for the runs): ends the
+   * trace of every run still in progress with a `run-error` line saying `reason`, synchronously, before
+   * the caller exits.
+   */
+  quitting(reason: string): void;
 }
 
 /**
@@ -155,6 +161,9 @@ export async function startPlayground(options: PlaygroundOptions = {}): Promise<
     url: token === undefined ? page : `${page}?token=${encodeURIComponent(token)}`,
     ...(token !== undefined && { token }),
     close: () => closeServer(server, ctx),
+    quitting: (reason) => {
+      for (const session of ctx.sessions.values()) session.quitting(reason);
+    },
   };
 }
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { cleanEnv, ROOT } from '../helpers/cli.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/serve-cli.ts', import.meta.url));
 
@@ -84,4 +86,59 @@ test('taoloop serve --model offers the models given on the command line', { time
   server.child.kill('SIGINT');
   assert.equal(await server.exited, 0);
   await rm(runsDir, { recursive: true, force: true });
+});
+
+test('taoloop serve: two signals close together never leave a run trace without its end', {
+  timeout: 60_000,
+}, async () => {
+  // A model that takes its time: the runs are in the middle of a call when the signals come.
+  const fake = await startFakeOpenAI({
+    replies: () => 'Thought: compute it.\nAction: calculator[2 + 2]',
+    chunkDelayMs: 100,
+    chunkSize: 4,
+  });
+  const runsDir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-serve-'));
+  const spec = `openai-compatible:${fake.baseURL}#m`;
+  try {
+    for (const [first, second] of [
+      ['SIGTERM', 'SIGTERM'],
+      ['SIGINT', 'SIGINT'],
+    ] as const) {
+      const server = serve(['--port', '0', '--runs-dir', runsDir, '--model', spec]);
+      const origin = new URL(await server.url).origin;
+      const received = fake.received;
+      const ids: string[] = [];
+      for (const question of ['q1', 'q2', 'q3']) {
+        const response = await fetch(`${origin}/api/runs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin },
+          body: JSON.stringify({ question, model: spec, tools: ['calculator'], maxSteps: 5 }),
+        });
+        ids.push(((await response.json()) as { id: string }).id);
+      }
+      while (fake.received < received + ids.length) await sleep(20);
+      await sleep(200);
+      server.child.kill(first);
+      await sleep(5);
+      server.child.kill(second);
+      const code = await server.exited;
+      // The first signal stops the runs (exit 0); a second one that lands before that is done quits at
+      // once (130 / 143), after ending each unfinished trace with a run-error line that says so.
+      assert.ok(
+        [0, second === 'SIGINT' ? 130 : 143].includes(code ?? -1),
+        `exit ${code}: ${server.output().stderr}`,
+      );
+      for (const id of ids) {
+        const lines = (await readFile(path.join(runsDir, `${id}.jsonl`), 'utf8')).trim().split('\n');
+        const last = JSON.parse(lines.at(-1) ?? '{}') as { type: string; error?: string };
+        if (last.type === 'run-error') {
+          const what = second === 'SIGINT' ? 'Ctrl-C' : second;
+          assert.equal(last.error, `interrupted twice (${what}): quit at once`);
+        } else assert.equal(last.type, 'run-end', `${id} (exit ${code}) ends with ${lines.at(-1)}`);
+      }
+    }
+  } finally {
+    await fake.close();
+    await rm(runsDir, { recursive: true, force: true });
+  }
 });

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ModelCallError } from '../../src/models/errors.js';
 import { readTrace } from '../../src/trace/trace.js';
@@ -214,6 +216,30 @@ describe('runs through the API', () => {
     });
     const late = await postJson(playground, `/api/runs/${id}/approvals/1`, { type: 'approve' });
     assert.equal(late.status, 409, 'an approval that no longer waits');
+  });
+
+  test('quitting ends the trace of a run in progress with a run-error line, and nothing follows it', async () => {
+    const { id } = (await postJson(playground, '/api/runs', { question: 'quit now', model: 'scripted' }))
+      .body as { id: string };
+    const file = path.join(playground.runsDir, `${id}.jsonl`);
+    const lastLine = () => {
+      const { type, error } = JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1) ?? '{}');
+      return { type, error };
+    };
+    await followRun(playground, id, async (message) => {
+      if (message.type !== 'approval-pending') return;
+      playground.quitting('interrupted twice (SIGTERM): quit at once');
+      // Written before quitting returns: a process that exits right after keeps it.
+      assert.deepEqual(lastLine(), { type: 'run-error', error: 'interrupted twice (SIGTERM): quit at once' });
+      await postJson(playground, `/api/runs/${id}/stop`, {});
+    });
+    assert.deepEqual(lastLine(), { type: 'run-error', error: 'interrupted twice (SIGTERM): quit at once' });
+    playground.quitting('again');
+    assert.equal(
+      lastLine().error,
+      'interrupted twice (SIGTERM): quit at once',
+      'an ended trace is left alone',
+    );
   });
 
   test('bad requests are refused before anything runs', async () => {

@@ -8,7 +8,7 @@
 import { type Command, Option } from 'commander';
 import type { ModelPrice } from '../../models/pricing.js';
 import { portNumber, pricePair } from '../options.js';
-import { onStopSignals } from '../signals.js';
+import { onStopSignals, signalExitCode } from '../signals.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
 interface ServeCommandOptions {
@@ -110,11 +110,17 @@ async function serve(options: ServeCommandOptions): Promise<number> {
     throw error;
   }
   // Ctrl-C, SIGTERM or SIGHUP: runs in progress are stopped (their traces end with `run-end`), then exit 0.
-  // Listening before the address is printed: whoever reads it may signal at once.
+  // A second signal quits at once (130, 143, 129), each unfinished run's trace ending with a `run-error`
+  // line that says so. Listening before the address is printed: whoever reads it may signal at once.
+  let signals = 0;
+  let stopSignals = () => {};
   const stopped = new Promise<void>((resolve) => {
-    const stop = onStopSignals(() => {
-      stop();
-      resolve();
+    stopSignals = onStopSignals((signal) => {
+      signals += 1;
+      if (signals === 1) return resolve();
+      const what = signal === 'SIGINT' ? 'Ctrl-C' : signal;
+      playground.quitting(`interrupted twice (${what}): quit at once`);
+      process.exit(signalExitCode(signal));
     });
   });
   process.stdout.write(`taoloop playground: ${playground.url}  (Ctrl-C to stop)\n`);
@@ -123,6 +129,10 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       'The address ends in an access token: the API refuses every call without it. Anyone who has it can run the model and its tools here; share it only with people you trust.\n',
     );
   await stopped;
-  await playground.close();
+  try {
+    await playground.close();
+  } finally {
+    stopSignals();
+  }
   return 0;
 }

@@ -12,26 +12,9 @@ import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
 import type { AgentOptions, ApprovalRequest, ApproveFn } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
-import { defineTool } from '../../src/tools/define.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
-import { nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
+import { appendTool, nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
 import { chatRequest, sendEmailTool } from '../helpers/ui-chat.js';
-
-/** A write tool that logs each run. */
-function appendTool() {
-  const runs: string[] = [];
-  const tool = defineTool({
-    name: 'append',
-    description: 'Appends a line.',
-    input: 'text',
-    effects: 'write',
-    run: (line) => {
-      runs.push(line);
-      return `appended ${line}`;
-    },
-  });
-  return { tool, runs };
-}
 
 /** Values that, set on `Object.prototype`, turned approvals off before. */
 const POLLUTION: ReadonlyArray<[string, unknown]> = [
@@ -72,7 +55,7 @@ function modelFor(mode: Mode) {
 }
 
 async function runOnce(mode: Mode, extra: Partial<AgentOptions> = {}) {
-  const { tool, runs } = appendTool();
+  const { tool, lines: runs } = appendTool();
   const result = await runAgent({
     model: modelFor(mode),
     question: 'Write a.',
@@ -114,7 +97,7 @@ for (const mode of ['text', 'native'] as const) {
 }
 
 test('a nested agent (agentTool) does not take an inherited approve as its parent’s', async () => {
-  const { tool, runs } = appendTool();
+  const { tool, lines: runs } = appendTool();
   const helper = agentTool({
     name: 'helper',
     description: 'Writes.',

@@ -15,26 +15,10 @@ import type { AgentOptions, RunResult, RunState } from '../../src/agent/types.js
 import type { ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
-import { nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
+import { appendTool, nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
 
 const ACT = 'Thought: write a\nAction: append[a]';
 const ANSWER = 'Thought: done\nAnswer: ok';
-
-/** A write tool that logs every run with the call id it was given. */
-function appendTool() {
-  const runs: { line: string; callId: string | undefined }[] = [];
-  const tool = defineTool({
-    name: 'append',
-    description: 'Appends a line.',
-    input: 'text',
-    effects: 'write',
-    run: (line, context) => {
-      runs.push({ line, callId: context?.callId });
-      return `appended ${line}`;
-    },
-  });
-  return { tool, runs, lines: () => runs.map((r) => r.line) };
-}
 
 const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
@@ -105,7 +89,7 @@ test('decisions naming requests the state does not wait for are refused before a
   } finally {
     delete proto[id];
   }
-  assert.deepEqual(lines(), []);
+  assert.deepEqual(lines, []);
   assert.equal(model.requests.length, 0);
 });
 
@@ -142,7 +126,7 @@ test('a decision that is not exactly { type: "approve" } (or a text edit) is a r
       state,
       decisions: { [id]: answer },
     });
-    assert.deepEqual(lines(), [], String(JSON.stringify(answer)));
+    assert.deepEqual(lines, [], String(JSON.stringify(answer)));
     assert.equal(done.steps[0]!.observation?.approval?.type, 'reject');
   }
   // A polluted Object.prototype.type does not make {} an approval.
@@ -151,7 +135,7 @@ test('a decision that is not exactly { type: "approve" } (or a text edit) is a r
   try {
     const { tool, state, id, lines } = await paused();
     await resumeAgent({ model: scriptedModel([ANSWER]), tools: [tool], state, decisions: { [id]: {} } });
-    assert.deepEqual(lines(), []);
+    assert.deepEqual(lines, []);
   } finally {
     delete proto.type;
   }
@@ -222,7 +206,7 @@ test('a decision for a call that did not ask (a read in the same native step) is
     }),
     refused('decision'),
   );
-  assert.deepEqual(t.lines(), []);
+  assert.deepEqual(t.lines, []);
   assert.equal(reads, 0);
 });
 
@@ -254,7 +238,7 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
     }),
     refused('decision', /No decision for/),
   );
-  assert.deepEqual(t.lines(), []);
+  assert.deepEqual(t.lines, []);
   const done = await resumeAgent({
     ...options,
     model: nativeReplyModel(['done']),
@@ -262,7 +246,7 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
     decisions: { [a!.id]: { approved: true }, [b!.id]: { type: 'approve' }, [c!.id]: 'yes' },
   });
   assert.equal(done.status, 'answered');
-  assert.deepEqual(t.lines(), ['b']);
+  assert.deepEqual(t.lines, ['b']);
 });
 
 test('an unsigned state edited (pending, journal, step numbers) is refused before anything runs', async () => {
@@ -301,7 +285,7 @@ test('an unsigned state edited (pending, journal, step numbers) is refused befor
   for (const [what, edited, given] of edits) {
     await assert.rejects(resume(json(edited), given), RunStateError, what);
   }
-  assert.deepEqual(lines(), []);
+  assert.deepEqual(lines, []);
 });
 
 test('an approval forged inside a nested agent, with no tool call after it, is refused (unsigned state)', async () => {
@@ -336,7 +320,7 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
     }),
     refused('format', /step-1-call-1-helper\/step-1-approval is not followed by its tool call/),
   );
-  assert.deepEqual(t.lines(), [], 'a ran without anyone approving it now');
+  assert.deepEqual(t.lines, [], 'a ran without anyone approving it now');
 });
 
 test('a signed state: another secret, a wrong-typed or short secret, another version, is refused', async () => {
@@ -364,8 +348,8 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
   // A state signed by another run with the same secret is that run's: its ids are not this one's.
   const other = await paused({ secret: TEST_SECRET });
   await assert.rejects(resume(other.state, TEST_SECRET), refused('decision'));
-  assert.deepEqual(lines(), []);
-  assert.deepEqual(other.lines(), []);
+  assert.deepEqual(lines, []);
+  assert.deepEqual(other.lines, []);
 });
 
 test('a signed state is checked and used as one copy: getters that answer otherwise on a second read change nothing', async () => {
@@ -411,7 +395,7 @@ test('a signed state is checked and used as one copy: getters that answer otherw
   // Signed first, forged after: the copy checked against the signature is the one that runs.
   const done = await resume(twoFaced(['signed', 'forged']));
   assert.equal(done.status, 'answered');
-  assert.deepEqual(t.lines(), ['a'], 'the call the signed state holds ran, and only it');
+  assert.deepEqual(t.lines, ['a'], 'the call the signed state holds ran, and only it');
   await assert.rejects(resume(twoFaced(['forged', 'signed'])), refused('signature'));
   // A value that is not JSON data is refused as such, before anything runs.
   const cyclic: Record<string, unknown> = { ...signed };
@@ -424,7 +408,7 @@ test('a signed state is checked and used as one copy: getters that answer otherw
   });
   for (const state of [cyclic, throwing, { ...signed, pausedAt: 1n }])
     await assert.rejects(resume(state), refused('format', /cannot be read as JSON data/));
-  assert.deepEqual(t.lines(), ['a']);
+  assert.deepEqual(t.lines, ['a']);
 });
 
 test('an unsigned state with a rejection edited into an approval: refused where the run went on past that call; where it paused before the call, it reads like an approval, and only a signature refuses it', async () => {
@@ -476,7 +460,7 @@ test('an unsigned state with a rejection edited into an approval: refused where 
   // x came first: the helper's run after it says the run went on without running x.
   const wentOn = await pausedInHelper(xThenHelper, 'reject');
   await assert.rejects(wentOn.resume(), RunStateError);
-  assert.deepEqual(wentOn.t.lines(), []);
+  assert.deepEqual(wentOn.t.lines, []);
 
   // x comes after the helper, which paused: the edited state is the state of a run where x was approved
   // (the same journal and requests), so without a signature it resumes as one and x runs.
@@ -490,13 +474,13 @@ test('an unsigned state with a rejection edited into an approval: refused where 
   // With a secret, the edit is refused, and x does not run.
   const signed = await pausedInHelper(helperThenX, 'reject', TEST_SECRET);
   await assert.rejects(signed.resume(), refused('signature'));
-  assert.deepEqual(signed.t.lines(), []);
+  assert.deepEqual(signed.t.lines, []);
   await edited.resume();
-  assert.deepEqual(edited.t.lines(), ['x'], 'an unsigned state is trusted as it is');
+  assert.deepEqual(edited.t.lines, ['x'], 'an unsigned state is trusted as it is');
 });
 
 test('a state resumed twice runs its approved call twice (the caller must refuse the second); both runs get the same callId', async () => {
-  const { tool, state, id, runs } = await paused();
+  const { tool, state, id, calls: runs } = await paused();
   for (let i = 0; i < 2; i++) {
     await resumeAgent({
       model: scriptedModel([ANSWER]),
@@ -533,7 +517,7 @@ test('each call of a batched native step gets its own callId (deduplicating on i
         decisions,
       }),
     );
-  const ids = t.runs.map((r) => r.callId);
+  const ids = t.calls.map((r) => r.callId);
   assert.equal(new Set(ids.slice(0, 2)).size, 2, ids.join(' '));
   assert.deepEqual(ids.slice(2), ids.slice(0, 2), 'the same ids on the second resume');
 });
@@ -552,7 +536,7 @@ test('a model that writes an approval or an Observation after its action does no
       model: scriptedModel([turn]),
     });
     assert.equal(result.status, 'paused', turn);
-    assert.deepEqual(t.lines(), [], turn);
+    assert.deepEqual(t.lines, [], turn);
   }
 });
 
@@ -572,7 +556,7 @@ test('tool output that looks like an approval or a step is data: the next write 
     model: scriptedModel(['Thought: look\nAction: look[x]', 'Thought: w\nAction: append[a]']),
   });
   assert.equal(result.status, 'paused');
-  assert.deepEqual(t.lines(), []);
+  assert.deepEqual(t.lines, []);
   assert.deepEqual(
     result.pending!.map((p) => p.input),
     ['a'],

@@ -7,23 +7,7 @@ import { resumeAgent, streamResumedAgent } from '../../src/agent/resume.js';
 import type { AgentEvent, AgentOptions, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
-import { collectRun, TEST_SECRET } from '../helpers/agent-run.js';
-
-/** A write tool that counts its runs and keeps what it wrote. */
-function appendTool() {
-  const lines: string[] = [];
-  const tool = defineTool({
-    name: 'append',
-    description: 'Appends a line.',
-    input: 'text',
-    effects: 'write',
-    run: (line) => {
-      lines.push(line);
-      return `appended ${line}`;
-    },
-  });
-  return { tool, lines };
-}
+import { appendTool, collectRun, TEST_SECRET } from '../helpers/agent-run.js';
 
 const ACT_A = 'Thought: write a\nAction: append[a]';
 const ACT_B = 'Thought: write b\nAction: append[b]';

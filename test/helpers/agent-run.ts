@@ -1,9 +1,10 @@
 /**
  * Set-up shared by the agent tests (loop, pause, nested agents, usage counts): draining a run's event stream,
- * and a native model that replies from a list.
+ * a native model that replies from a list, and a write tool that records its runs.
  */
 import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import type { Model, ModelToolCall } from '../../src/models/types.js';
+import { defineTool } from '../../src/tools/define.js';
 
 /** A signing secret long enough for `pauseForApproval` (32 characters or more). */
 export const TEST_SECRET = 'a test secret of at least 32 characters';
@@ -53,3 +54,24 @@ export const textToolCall = (id: string, name: string, input: string): ModelTool
   name,
   input: JSON.stringify({ input }),
 });
+
+/**
+ * A write tool, `append[line]`, that records each run: `lines` (what it wrote, in order) and `calls` (each
+ * line with the `callId` it was given). Both arrays grow as the tool runs.
+ */
+export function appendTool() {
+  const lines: string[] = [];
+  const calls: { line: string; callId: string | undefined }[] = [];
+  const tool = defineTool({
+    name: 'append',
+    description: 'Appends a line.',
+    input: 'text',
+    effects: 'write',
+    run: (line, context) => {
+      lines.push(line);
+      calls.push({ line, callId: context?.callId });
+      return `appended ${line}`;
+    },
+  });
+  return { tool, lines, calls };
+}

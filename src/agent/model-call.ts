@@ -84,7 +84,8 @@ export async function* callModel(
     for (let first = true; ; first = false) {
       // Retries come before a stream's first part (a provider retries the request, not a stream half read),
       // so only that wait watches for them as they happen; a later one is passed on at the next part. Watching
-      // every part cost a third of the streaming step's overhead (bench loop-overhead: 190 -> 140 µs a step).
+      // every part cost about an eighth of a streamed step's loop overhead (bench loop-overhead: 190.8 -> 168.8
+      // µs a step, against its 200 µs ceiling).
       const next = first ? yield* retries.until(parts.next(), options.step) : await parts.next();
       if (!first) yield* retries.take(options.step);
       if (next.done) break;

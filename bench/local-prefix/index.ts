@@ -64,7 +64,7 @@ async function measure(path: string, steps: number, reusePrefix: boolean): Promi
       tools,
       question: 'How much does Brightgrid Pro cost per year for 7 developers?',
       maxSteps: steps,
-      maxRepeatedActions: steps + 1,
+      limits: { maxRepeatedActions: steps + 1 },
     });
     const wallMs = performance.now() - started;
     if (result.steps.length !== steps) {

@@ -129,7 +129,7 @@ export async function taoloop(
         model: makeModel(),
         tools: [noop],
         question: QUESTION,
-        streaming: options.streaming,
+        modelSettings: { streaming: options.streaming },
       });
       return result.status === 'answered' ? result.answer : undefined;
     },

@@ -62,12 +62,11 @@ async function run(mode: 'text' | 'native', contextWindowTokens: number | undefi
   const requests: ModelRequest[] = [];
   const result = await runAgent({
     model: benchModel(mode, requests),
-    mode,
     question: QUESTION,
     tools: [search],
     maxSteps: STEPS,
-    maxOutputTokens: MAX_OUTPUT_TOKENS,
     ...(contextWindowTokens !== undefined && { contextWindowTokens }),
+    modelSettings: { mode, maxOutputTokens: MAX_OUTPUT_TOKENS },
   });
   if (result.status !== 'answered') throw new Error(`bench run ended ${result.status}`);
   return { requests, steps: result.steps };

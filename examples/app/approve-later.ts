@@ -24,9 +24,11 @@ const sendEmail = defineTool({
 const options = {
   model: await resolveModelSpec(process.env.TAOLOOP_MODEL ?? 'openai:gpt-4o-mini'),
   tools: [sendEmail],
-  pauseForApproval: true,
-  // Signed: a state changed in storage is refused. Use a long random secret from your configuration.
-  secret: process.env.TAOLOOP_RUN_SECRET ?? 'example secret: replace with 32+ random characters',
+  durable: {
+    pauseForApproval: true,
+    // Signed: a state changed in storage is refused. Use a long random secret from your configuration.
+    secret: process.env.TAOLOOP_RUN_SECRET ?? 'example secret: replace with 32+ random characters',
+  },
 };
 
 if (command === 'ask') {

@@ -14,9 +14,11 @@ const result = await runAgent({
   output: z.object({ totalUsd: z.number(), seats: z.number().int() }),
   // An answer that does not validate goes back to the model with what is wrong (2 corrections at most);
   // at the step limit, one last call without tools asks for the best answer so far.
-  forceFinalAnswer: true,
-  // Your own rule: a message refuses the answer and goes back to the model.
-  checkAnswer: ({ output }) => (output && output.totalUsd <= 0 ? 'the total must be positive' : undefined),
+  limits: { forceFinalAnswer: true },
+  hooks: {
+    // Your own rule: a message refuses the answer and goes back to the model.
+    checkAnswer: ({ output }) => (output && output.totalUsd <= 0 ? 'the total must be positive' : undefined),
+  },
 });
 
 if (result.output) {

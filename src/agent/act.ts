@@ -4,23 +4,15 @@
  * @module
  */
 
-import type { LabelSet } from '../react/labels.js';
 import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { ownField } from '../util/own.js';
-import { askApprover, isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
-import { journaledToolCall, toolCallId } from './durable.js';
+import { isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
+import { approvalId, effectName, toolCallId } from './ids.js';
 import { nestedRunnerOf } from './nested.js';
-import { recorderOf } from './pause-journal.js';
-import type {
-  AgentEvent,
-  AgentOptions,
-  ApprovalDecision,
-  ApprovalRequest,
-  Journal,
-  StepObservation,
-} from './types.js';
+import type { Run } from './run.js';
+import type { AgentEvent, ApprovalDecision, ApprovalRequest, StepObservation } from './types.js';
 
 /**
  * Runs the action of step `step` (its `call`-th tool call, from 1), yielding approval and tool events, and
@@ -31,17 +23,18 @@ import type {
  * does for a step's calls with `pauseForApproval`); else a call that needs approval asks now.
  */
 export async function* act(
+  run: Run,
   turn: ActionTurn,
   step: number,
   router: ToolRouter,
-  options: AgentOptions & { labels: LabelSet },
   call = 1,
   decided?: ApprovalDecision,
 ): AsyncGenerator<AgentEvent, StepObservation> {
+  const { labels } = run.settings;
   let prepared = router.prepare(turn.tool, turn.input);
   let approval: ApprovalDecision | undefined;
-  if (prepared.ok && needsAsking(prepared, options)) {
-    approval = decided ?? (yield* askApproval(prepared, step, call, options));
+  if (prepared.ok && needsAsking(run, prepared)) {
+    approval = decided ?? (yield* askApproval(run, prepared, step, call));
     if (approval.type === 'reject') {
       const why = approval.reason ? ` (${approval.reason})` : '';
       return {
@@ -61,9 +54,9 @@ export async function* act(
   const outcome = !prepared.ok
     ? { ok: false, observation: prepared.observation, durationMs: 0 }
     : nested
-      ? yield* nested(prepared.rawInput, { step, call, options })
-      : await journalTool(options, step, prepared, router, call);
-  const text = formatObservation(outcome.observation, options.labels).text;
+      ? yield* nested(prepared.rawInput, { run, step, call })
+      : await runTool(run, step, prepared, router, call);
+  const text = formatObservation(outcome.observation, labels).text;
   yield {
     type: 'tool-end',
     ...where,
@@ -85,73 +78,60 @@ export async function* act(
 }
 
 /** True when a valid call needs a person's approval (side effects, not allowed by `allowTools`). */
-export function needsAsking(prepared: PreparedCall, options: AgentOptions): boolean {
+export function needsAsking(run: Run, prepared: PreparedCall): boolean {
   return (
-    prepared.needsApproval && !isAllowedWithoutAsking(prepared.tool.name, ownField(options, 'allowTools'))
+    prepared.needsApproval &&
+    !isAllowedWithoutAsking(prepared.tool.name, ownField(run.settings, 'allowTools'))
   );
 }
 
 /**
- * Asks for approval of step `step`'s `call`-th tool call (through the journal, as `step-<n>-approval`),
- * between an `approval-start` and an `approval-end` event, and returns the decision. Only an exact approval
- * runs the tool: a recorded decision is data, read again like an approver's answer.
+ * Asks for approval of step `step`'s `call`-th tool call (through the run's effects, as
+ * `step-<n>-approval`), between an `approval-start` and an `approval-end` event, and returns the decision.
+ * Only an exact approval runs the tool: a recorded decision is data, read again like an approver's answer.
  *
  * @throws {RunPaused} when the run pauses for this request instead (after `approval-start`, with no
  * `approval-end`).
  */
 export async function* askApproval(
+  run: Run,
   prepared: PreparedCall,
   step: number,
   call: number,
-  options: AgentOptions,
 ): AsyncGenerator<AgentEvent, ApprovalDecision> {
+  const { runId, signal } = run.settings;
   const request: ApprovalRequest = {
-    id: approvalId(options.runId ?? '', step, call),
+    id: approvalId(runId, step, call),
     step,
     tool: prepared.tool.name,
     input: prepared.rawInput,
     effects: prepared.tool.effects ?? 'read',
-    ...(options.signal && { signal: options.signal }),
+    ...(signal && { signal }),
   };
   const where = call > 1 ? { step, call } : { step };
   yield { type: 'approval-start', ...where, request };
-  const decision = toApprovalDecision(
-    await journalOf(options)(`step-${step}-approval`, () =>
-      askApprover(request, ownField(options, 'approve')),
-    ),
-  );
+  const decision = toApprovalDecision(await run.effects.approval(effectName(step, 'approval'), request));
   yield { type: 'approval-end', ...where, request, decision };
   return decision;
 }
 
 /**
- * With a journal, every tool call goes through it, read tools included, so a resumed run continues from
- * exactly the observations the model saw (`durable.ts`). Every call gets its call ID (`index`: the call's
- * number in its step, from 1).
+ * Runs a valid tool call through the run's effects (`step-<n>-tool`), with its call ID (`index`: the
+ * call's number in its step, from 1), the run's signal and `toolTimeoutMs`. Never throws, except what the
+ * effects refuse (a resumed run that does not follow its journal, an entry over a journal's size limit).
  */
-export function journalTool(
-  options: AgentOptions,
+export function runTool(
+  run: Run,
   step: number,
-  call: PreparedCall,
+  prepared: PreparedCall,
   router: ToolRouter,
   index = 1,
 ): Promise<ToolOutcome> {
-  const execution = {
-    signal: options.signal,
-    timeoutMs: options.toolTimeoutMs,
-    callId: toolCallId(options.runId ?? '', step, index),
-  };
-  const { journal } = options;
-  if (journal) return journaledToolCall(journal, step, call, router, execution, !!recorderOf(journal));
-  return router.execute(call, execution);
-}
-
-/** The id of an approval request: `<run id>/step-<n>/call-<k>` (see `ApprovalRequest.id`). */
-export function approvalId(runId: string, step: number, call: number): string {
-  return `${runId}/step-${step}/call-${call}`;
-}
-
-/** The caller's journal, or a pass-through. */
-export function journalOf(options: AgentOptions): Journal {
-  return ownField(options, 'journal') ?? ((_, effect) => effect());
+  const { signal, toolTimeoutMs, runId } = run.settings;
+  const execution = { signal, timeoutMs: toolTimeoutMs, callId: toolCallId(runId, step, index) };
+  return run.effects.tool(
+    effectName(step, 'tool'),
+    () => router.execute(prepared, execution),
+    prepared.tool.snapshot,
+  );
 }

@@ -10,13 +10,13 @@
  */
 import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutcome } from '../tools/router.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
-import { anySignal, ownField } from '../util/own.js';
-import { budgetOf, PARENT_BUDGET } from './budget.js';
-import { streamAgent } from './loop.js';
+import { anySignal } from '../util/own.js';
+import { drain } from './effects.js';
+import { streamRun } from './loop.js';
 import { NESTED_RUNNER, type ParentRun } from './nested.js';
+import type { AgentConfig } from './options.js';
 import { RunPaused } from './pause-errors.js';
-import { scopedJournal } from './pause-journal.js';
-import type { AgentEvent, AgentOptions, Journal, RunResult } from './types.js';
+import type { AgentEvent, RunResult } from './types.js';
 
 /** Longest task an agent tool takes by default, in characters. */
 export const DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS = 4000;
@@ -25,10 +25,7 @@ export const DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS = 4000;
  * Options for {@link agentTool}: the tool's name and description, and the nested agent's own options
  * (model, tools, limits, instructions...). The task the parent's model writes is the nested run's question.
  */
-export type AgentToolOptions = Omit<
-  AgentOptions,
-  'question' | 'messages' | 'journal' | 'approve' | 'runId'
-> & {
+export type AgentToolOptions = Omit<AgentConfig, 'approve' | 'durable'> & {
   /** The tool's name, as the parent's model calls it: letters, digits, `_` and `-`. */
   name: string;
   /** What the nested agent does and what task to give it, for the parent's model. */
@@ -77,10 +74,10 @@ export function agentTool(options: AgentToolOptions): Tool {
     maxInputChars: maxInputChars ?? DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS,
     maxOutputChars: maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,
     // The nested run has its own limits; a tool timeout (30 s by default) would cut it short.
-    timeoutMs: agent.timeoutMs ?? 2_147_483_647,
+    timeoutMs: agent.limits?.timeoutMs ?? 2_147_483_647,
     async run(task: string, context) {
       const signal = anySignal(agent.signal, context.signal);
-      const result = await streamToEnd(streamAgent({ ...agent, question: task, ...(signal && { signal }) }));
+      const result = await drain(streamRun({ ...agent, question: task, ...(signal && { signal }) }));
       if (result.status !== 'answered') throw new Error(noAnswer(name, result));
       return result.answer ?? '';
     },
@@ -96,7 +93,10 @@ export function unionOfEffects(tools: readonly Tool[]): ToolEffects {
   return effects.includes('write') ? 'write' : 'read';
 }
 
-/** The nested run inside a parent run: its events wrapped, its effects journaled under the parent's call. */
+/**
+ * The nested run inside a parent run (`streamRun` with a parent link): it shares the parent's budget,
+ * signal and effects (its own under the parent's tool call), and its events are wrapped as `agent-event`s.
+ */
 async function* runNested(
   name: string,
   agent: Omit<AgentToolOptions, 'name' | 'description' | 'inputHint' | 'maxInputChars' | 'maxOutputChars'>,
@@ -104,25 +104,9 @@ async function* runNested(
   parent: ParentRun,
   maxOutputChars: number | undefined,
 ): AsyncGenerator<AgentEvent, ToolOutcome> {
-  const { options: p, step, call } = parent;
-  const where = `step-${step}-call-${call}-${name}`;
-  const parentJournal = p.journal;
-  const journal: Journal | undefined = parentJournal && scopedJournal(parentJournal, `${where}/`);
-  const signal = anySignal(agent.signal, p.signal);
-  const budget = budgetOf(p);
-  const approve = ownField(p, 'approve'); // an inherited `approve` is no one's, and is not passed on
-  const nested: AgentOptions & { [PARENT_BUDGET]?: typeof budget } = {
-    ...agent,
-    question: task,
-    runId: `${p.runId ?? ''}/step-${step}/call-${call}/${name}`,
-    ...(signal && { signal }),
-    ...(approve && { approve }),
-    ...(journal && { journal }),
-    ...(agent.streaming === undefined && p.streaming !== undefined && { streaming: p.streaming }),
-    [PARENT_BUDGET]: budget,
-  };
+  const { step, call } = parent;
   const started = performance.now();
-  const run = streamAgent(nested);
+  const run = streamRun({ ...agent, question: task }, { parent: { ...parent, name } });
   let next = await run.next();
   const at = call > 1 ? { step, call } : { step };
   while (!next.done) {
@@ -156,11 +140,4 @@ function truncated(text: string, limit: number): Pick<ToolOutcome, 'ok' | 'obser
     observation: `${text.slice(0, limit)}\n[... output truncated: ${cut} more characters not shown]`,
     fullOutput: text,
   };
-}
-
-/** Drains a run, returning its result. */
-async function streamToEnd(run: AsyncGenerator<AgentEvent, RunResult>): Promise<RunResult> {
-  let next = await run.next();
-  while (!next.done) next = await run.next();
-  return next.value;
 }

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { errorMessage, ownField } from '../util/own.js';
+import { errorMessage } from '../util/own.js';
 import { RunPaused, RunStateError } from './pause-errors.js';
-import type { AgentOptions, ApprovalDecision, ApprovalRequest } from './types.js';
+import type { ApprovalDecision, ApprovalRequest, ApproveFn, PendingApprovalRequest } from './types.js';
 
 /** Longest rejection reason passed on to the model, in characters (the rest is cut). */
 const MAX_REASON_CHARS = 500;
@@ -99,7 +99,8 @@ function describe(value: unknown): string {
  */
 export async function askApprover(
   request: ApprovalRequest,
-  approve: AgentOptions['approve'],
+  approve: ApproveFn | undefined,
+  { mayPause = false }: { mayPause?: boolean } = {},
 ): Promise<ApprovalDecision> {
   if (approve === undefined)
     return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
@@ -115,6 +116,8 @@ export async function askApprover(
     if (error instanceof RunPaused || error instanceof RunStateError) throw error;
     return { type: 'reject', reason: `approval failed: ${safeMessage(error)}` };
   }
+  // A run that may pause ends `paused` on exactly `{ type: 'pause' }`; elsewhere it is a rejection.
+  if (mayPause && isPauseAnswer(answer)) throw new RunPaused([pendingOf(request)]);
   return toApprovalDecision(answer);
 }
 
@@ -137,15 +140,15 @@ export function isAllowedWithoutAsking(tool: string, allowTools: unknown): boole
   return Array.isArray(allowTools) && allowTools.some((name) => name === tool);
 }
 
-/**
- * Marks the approver of a run with `pauseForApproval` (every request pauses the run, `pause.ts`), which a
- * nested agent gets too: native mode then asks for all of a step's approvals before any of its calls runs,
- * so the run pauses once, with every request of the step (`native-calls.ts`).
- */
-export const PAUSES_EVERY_REQUEST: unique symbol = Symbol('taoloop.pausesEveryRequest');
+/** The approval request as plain data. */
+export function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
+  const { id, step, tool, input, effects } = request;
+  return { id, step, tool, input, effects };
+}
 
-/** True for an approver marked {@link PAUSES_EVERY_REQUEST}. */
-export function pausesEveryRequest(approve: unknown): boolean {
-  if (typeof approve !== 'function') return false;
-  return ownField(approve as { [PAUSES_EVERY_REQUEST]?: unknown }, PAUSES_EVERY_REQUEST) === true;
+/** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */
+function isPauseAnswer(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const descriptor = Object.getOwnPropertyDescriptor(value, 'type');
+  return descriptor !== undefined && 'value' in descriptor && descriptor.value === 'pause';
 }

@@ -15,25 +15,9 @@ import {
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './errors.js';
-import { addUsage } from './model-call.js';
-import type { AgentOptions, RunUsage } from './types.js';
-
-/**
- * The budget of the run a nested agent runs in (`agentTool`): set on the nested run's options, it makes
- * the nested run check the parent's limits too and record its calls in the parent's totals.
- */
-export const PARENT_BUDGET: unique symbol = Symbol('taoloop.parentBudget');
-
-/** Options that may carry a parent's budget. */
-type BudgetOptions = AgentOptions & { [PARENT_BUDGET]?: Budget | undefined };
-
-/** Each running loop's budget, by the options object the loop passes to its tool calls (`act`). */
-const running = new WeakMap<object, Budget>();
-
-/** The budget of the loop whose options these are (`undefined` outside a loop). */
-export function budgetOf(options: object): Budget | undefined {
-  return running.get(options);
-}
+import { addUsage } from './usage.js';
+import type { RunSettings } from './options.js';
+import type { RunUsage } from './types.js';
 
 /** Tracks what a run has spent (and, for a nested run, what its parent has). */
 export class Budget {
@@ -49,9 +33,13 @@ export class Budget {
   #usage: RunUsage = {};
   #usageByModel: Record<string, RunUsage> = {};
 
-  /** @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model. */
-  constructor(options: BudgetOptions) {
-    this.#parent = options[PARENT_BUDGET];
+  /**
+   * @param parent the budget of the run a nested agent runs in (`agentTool`): the nested run checks the
+   * parent's limits too and records its calls in the parent's totals.
+   * @throws {AgentConfigError} when `maxCostUsd` is set and no price is known for the model.
+   */
+  constructor(options: RunSettings, parent?: Budget) {
+    this.#parent = parent;
     this.#maxTokens = options.maxTokens;
     this.#maxCostUsd = options.maxCostUsd;
     this.#modelId = options.model.id;
@@ -60,7 +48,7 @@ export class Budget {
     this.#price = findPrice(options.model.id, this.#prices);
     if (this.#maxCostUsd !== undefined && !this.#price) {
       throw new AgentConfigError(
-        `maxCostUsd is set but no price is known for ${options.model.id}; pass prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,
+        `limits.maxCostUsd is set but no price is known for ${options.model.id}; pass limits.prices: { '<model>': { inputUsdPerMTok, outputUsdPerMTok } }.`,
       );
     }
   }
@@ -88,11 +76,6 @@ export class Budget {
   get costUsd(): number | undefined {
     if (!this.#costKnown) return undefined;
     return this.#costUsd ?? (this.#price ? 0 : undefined);
-  }
-
-  /** Registers this budget as the one of the loop whose options these are (see {@link budgetOf}). */
-  register(options: object): void {
-    running.set(options, this);
   }
 
   /** Why the next call must not start (over this run's limits or a parent's), or `undefined` when it may. */

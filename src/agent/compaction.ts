@@ -1,6 +1,6 @@
 /**
  * Context compaction strategies: {@link PrepareStepFunction}s that keep the transcript inside the model's
- * context window (`AgentOptions.compaction`). The trace always keeps every step whole; only what the model
+ * context window (`RunSettings.compaction`). The trace always keeps every step whole; only what the model
  * is sent changes.
  *
  * - {@link markerCompaction} (the default): the oldest observations are replaced by a short marker, in

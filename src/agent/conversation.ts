@@ -8,31 +8,9 @@
 import type { ModelMessage } from '../models/types.js';
 import { type LabelSet, primaryLabels } from '../react/labels.js';
 import { AgentConfigError } from './errors.js';
-import type { Step } from './types.js';
+import type { AgentMessage, AgentMessagePart, Step } from './types.js';
 
-/** A content part as AI SDK messages carry it; only `text` parts are read. */
-export interface AgentMessagePart {
-  type: string;
-  text?: string;
-}
-
-/**
- * One message of a conversation. User and assistant turns carry plain text, as a string or as AI SDK
- * text parts (`[{ type: 'text', text }]`), so AI SDK `ModelMessage`s with text content fit as they are.
- * An assistant message's other parts (reasoning, tool calls) and `tool` messages belong to earlier
- * trajectories: they are kept in the conversation but not sent to the model.
- */
-export type AgentMessage =
-  | {
-      role: 'user' | 'assistant';
-      content: string | readonly AgentMessagePart[];
-      /**
-       * The trajectory behind an assistant answer, summarised (see
-       * {@link AgentOptions.earlierTrajectories}). Set by taoloop on the answer it adds.
-       */
-      trajectory?: string;
-    }
-  | { role: 'tool'; content: readonly unknown[] };
+export type { AgentMessage, AgentMessagePart } from './types.js';
 
 /** A conversation turn reduced to what the model is sent. */
 export interface ConversationTurn {

@@ -10,7 +10,7 @@ import type { AnswerTurn } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { AgentConfigError } from './errors.js';
 import { outputInstructions, outputJsonSchema } from './output.js';
-import type { AgentOptions } from './types.js';
+import type { RunSettings } from './options.js';
 
 /** The native-mode tool that carries a typed answer. */
 export const FINAL_ANSWER_TOOL = 'final_answer';
@@ -29,7 +29,7 @@ export interface AnswerFormat {
  * @throws {AgentConfigError} in native mode when a tool is already called `final_answer`.
  */
 export function answerFormat(
-  options: AgentOptions,
+  options: RunSettings,
   tools: readonly Tool[],
   native: boolean,
 ): AnswerFormat | undefined {

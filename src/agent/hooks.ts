@@ -8,11 +8,9 @@
  */
 import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
 import { createToolRouter, type ToolRouter } from '../tools/router.js';
-import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
-import { journalOf } from './act.js';
-import type { Budget } from './budget.js';
 import { markerCompaction } from './compaction.js';
+import { recordedCall } from './effects.js';
 import { BudgetExceededError } from './errors.js';
 import { forceAnswerRequest } from './final-answer.js';
 import type {
@@ -28,29 +26,19 @@ import {
   stepSystemPrompt,
   transcriptBudgetTokens,
 } from './request.js';
-import type { AgentEvent, AgentOptions, Step } from './types.js';
+import type { RunSettings } from './options.js';
+import type { Run } from './run.js';
+import type { AgentEvent, Step } from './types.js';
 
 export type { OnStepEndFunction, PrepareStepFunction, PrepareStepOptions, PrepareStepResult };
 
 /** The model call a step will make, as the hooks left it. */
-export interface PreparedCall {
+export interface NextCall {
   request: ModelRequest;
   /** The models to try in order: the step's model, then `fallbackModels`. */
   models: readonly Model[];
   /** The tools this step offers (the run's router unless `activeTools` narrowed them). */
   router: ToolRouter;
-}
-
-/** What {@link prepareCall} needs from the loop. */
-export interface PrepareContext {
-  plan: RequestPlan;
-  options: AgentOptions & { tools: readonly Tool[] };
-  router: ToolRouter;
-  budget: Budget;
-  step: number;
-  steps: readonly Step[];
-  sendStop: boolean;
-  forced: boolean;
 }
 
 /** What the journal records for a hook's model call that failed: the error's message, thrown again on replay. */
@@ -67,13 +55,14 @@ interface HookCallFailure {
  * something that cannot be used.
  * @throws {BudgetExceededError} unwrapped, when a hook let its `generate`'s refusal through.
  */
-export async function* prepareCall(context: PrepareContext): AsyncGenerator<AgentEvent, PreparedCall> {
-  const { plan, options, step, steps } = context;
-  const request = buildRequest(plan, options, steps, context.sendStop);
-  const prepared: PreparedCall = {
+export async function* prepareCall(run: Run, step: number): AsyncGenerator<AgentEvent, NextCall> {
+  const { plan, settings: options, steps, budget } = run;
+  const forced = run.forcing !== undefined;
+  const request = buildRequest(plan, options, steps, run.stopState.send);
+  const prepared: NextCall = {
     request,
     models: [options.model, ...(options.fallbackModels ?? [])],
-    router: context.router,
+    router: run.router,
   };
   const events: AgentEvent[] = [];
   let calls = 0;
@@ -84,29 +73,36 @@ export async function* prepareCall(context: PrepareContext): AsyncGenerator<Agen
     messages: request.messages,
     tools: prepared.router.tools,
     transcriptBudgetTokens: transcriptBudgetTokens(plan, options),
-    forced: context.forced,
+    forced,
     ...(options.signal && { signal: options.signal }),
     renderMessages: (changed) => renderStepMessages(plan, changed),
     generate: async (model, hookRequest, purpose) => {
       // Checked like the run's own calls, before the call; a refused call is not journaled (a replay
       // re-checks it on the same budget and refuses it again).
-      const over = context.budget.check(hookRequest);
+      const over = budget.check(hookRequest);
       if (over !== undefined) throw new BudgetExceededError(over);
       calls += 1;
       const name = `step-${step}-hook-${calls}`;
       // A failed call is recorded too (`{ hookError }`), so a hook that catches it and goes on replays the
       // same way on resume; unrecorded, it left a gap that cut the paused state short. An abort ends the run.
-      const recorded = await journalOf(options)(name, async (): Promise<ModelResponse | HookCallFailure> => {
-        try {
-          return await model.generate({ ...hookRequest, ...(options.signal && { signal: options.signal }) });
-        } catch (error) {
-          if (options.signal?.aborted) throw error;
-          return { hookError: errorMessage(error) };
-        }
-      });
+      const recorded = await recordedCall(
+        run.effects,
+        name,
+        async (): Promise<ModelResponse | HookCallFailure> => {
+          try {
+            return await model.generate({
+              ...hookRequest,
+              ...(options.signal && { signal: options.signal }),
+            });
+          } catch (error) {
+            if (options.signal?.aborted) throw error;
+            return { hookError: errorMessage(error) };
+          }
+        },
+      );
       if ('hookError' in recorded) throw new Error(recorded.hookError);
       const response = recorded;
-      const costUsd = context.budget.record(hookRequest, response.usage, response.text, model.id);
+      const costUsd = budget.record(hookRequest, response.usage, response.text, model.id);
       events.push({
         type: 'hook-model-end',
         step,
@@ -125,11 +121,11 @@ export async function* prepareCall(context: PrepareContext): AsyncGenerator<Agen
     yield* events.splice(0);
     if (changes?.messages) request.messages = changes.messages;
   }
-  if (context.forced) forceAnswerRequest(request, plan.labels, plan.answer);
+  if (forced) forceAnswerRequest(request, plan.labels, plan.answer);
   if (options.prepareStep) {
     const changes = await runHook('prepareStep', options.prepareStep, args());
     yield* events.splice(0);
-    if (changes) applyChanges(prepared, changes, context);
+    if (changes) applyChanges(run, prepared, changes);
   }
   return prepared;
 }
@@ -153,9 +149,9 @@ async function runHook(
 }
 
 /** Applies what `prepareStep` returned to the step's call. @throws {Error} for unusable changes. */
-function applyChanges(prepared: PreparedCall, changes: PrepareStepResult, context: PrepareContext): void {
+function applyChanges(run: Run, prepared: NextCall, changes: PrepareStepResult): void {
   const { request } = prepared;
-  const { plan, options } = context;
+  const { plan, settings: options } = run;
   const fail = (problem: string) => new Error(`prepareStep failed: ${problem}`);
   if (changes.messages) {
     if (!Array.isArray(changes.messages)) throw fail('messages must be an array of messages');
@@ -172,10 +168,10 @@ function applyChanges(prepared: PreparedCall, changes: PrepareStepResult, contex
   let tools = options.tools;
   if (changes.activeTools !== undefined) {
     const names = changes.activeTools;
-    const unknown = names.filter((name) => !context.router.names.includes(name));
+    const unknown = names.filter((name) => !run.router.names.includes(name));
     if (unknown.length)
       throw fail(
-        `activeTools names ${unknown.join(', ')}, not a tool of this run (${context.router.names.join(', ')})`,
+        `activeTools names ${unknown.join(', ')}, not a tool of this run (${run.router.names.join(', ')})`,
       );
     tools = options.tools.filter((tool) => names.includes(tool.name));
     prepared.router = createToolRouter(tools);
@@ -190,37 +186,6 @@ function applyChanges(prepared: PreparedCall, changes: PrepareStepResult, contex
 }
 
 /** True for one of the run's own tools (not the `final_answer` function of a typed answer). */
-function isRunTool(name: string, options: AgentOptions): boolean {
+function isRunTool(name: string, options: RunSettings): boolean {
   return options.tools.some((tool) => tool.name === name);
-}
-
-/**
- * Passes the loop's events on, calling `onStepEnd` at each `step-end` before passing it on. An observer's
- * throw is reported as a `hook-error` event after the step's; the run goes on.
- */
-export async function* observeSteps<R>(
-  loop: AsyncGenerator<AgentEvent, R>,
-  onStepEnd: OnStepEndFunction,
-): AsyncGenerator<AgentEvent, R> {
-  let next = await loop.next();
-  try {
-    while (!next.done) {
-      const event = next.value;
-      let failure: string | undefined;
-      if (event.type === 'step-end') {
-        try {
-          await onStepEnd(event.step);
-        } catch (error) {
-          failure = errorMessage(error);
-        }
-      }
-      yield event;
-      if (failure !== undefined && event.type === 'step-end')
-        yield { type: 'hook-error', step: event.step.index, hook: 'onStepEnd', error: failure };
-      next = await loop.next();
-    }
-    return next.value;
-  } finally {
-    if (!next.done) await loop.return(undefined as never);
-  }
 }

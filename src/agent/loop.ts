@@ -4,28 +4,29 @@
  *
  * @module
  */
-import { withTelemetry } from '../telemetry/otel.js';
 import { errorMessage } from '../util/own.js';
-import type { AnsweredBy } from './fallback.js';
-import { observeSteps, type PreparedCall } from './hooks.js';
+import { drain } from './effects.js';
+import { effectName } from './ids.js';
+import type { NextCall } from './hooks.js';
+import { type AnsweredBy, modelTurn } from './model-call.js';
 import { type ActedStep, actStep } from './native-calls.js';
+import { type AgentConfig, type AgentOptions, runSettings } from './options.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
-import { pausable, type ResumeInput } from './pause.js';
+import { finishPause, openResume, type ResumeInput } from './pause.js';
 import { RunPaused } from './pause-errors.js';
 import {
-  callModel,
   DEFAULT_MAX_STEPS,
-  drain,
   finish,
   type Limit,
-  modelErrorMessage,
-  nextCall,
-  readStep,
+  type ParentLink,
+  type Run,
   startRun,
   stopped,
 } from './run.js';
+import { modelErrorMessage, nextCall, readStep, turnSettings } from './step.js';
 import { formatErrorObservation, ignoredNote } from './turns.js';
-import type { AgentEvent, AgentOptions, RunResult } from './types.js';
+import type { OnStepEndFunction } from './hook-types.js';
+import type { AgentEvent, AgentMessage, RunResult, Step } from './types.js';
 
 export { DEFAULT_MAX_STEPS, drain };
 
@@ -34,60 +35,138 @@ export { DEFAULT_MAX_STEPS, drain };
  * {@link RunResult} (also carried by the final `run-end` event).
  *
  * Model failures and aborts end the run with status `error` / `aborted` and keep the partial trajectory;
- * tool failures and unusable turns become observations. Caller mistakes (an invalid tool list) throw
- * before any model call. A consumer that stops reading early (`break`) closes the run: a streamed model
- * call is cancelled.
+ * tool failures and unusable turns become observations. Caller mistakes (an unknown option, an invalid tool
+ * list) throw before any model call. A consumer that stops reading early (`break`) closes the run: a
+ * streamed model call is cancelled.
  *
+ * @throws {AgentConfigError} for an option that does not exist (naming the group it belongs to) and for
+ * options that cannot work together (native mode on a model without tool calls).
  * @throws {ToolConfigError} for an invalid tool list.
- * @throws {AgentConfigError} for options that cannot work together (native mode on a model without tool calls).
  */
 export function streamAgent<O = unknown>(options: AgentOptions<O>): AsyncGenerator<AgentEvent, RunResult<O>> {
-  return streamRun(options);
+  return streamRun(options as AgentConfig) as AsyncGenerator<AgentEvent, RunResult<O>>;
 }
 
-/** {@link streamAgent}, or a resumed run's when `resume` is given (`resume.ts`). */
-export async function* streamRun<O = unknown>(
-  options: AgentOptions<O>,
-  resume?: ResumeInput,
-): AsyncGenerator<AgentEvent, RunResult<O>> {
-  const inner = pausable(react, options as AgentOptions, resume);
-  // Outside `pausable`: a resumed run's replayed steps were observed when it paused.
-  const loop = options.onStepEnd ? observeSteps(inner, options.onStepEnd) : inner;
-  const run = options.telemetry ? withTelemetry(loop, options.telemetry) : loop;
-  // Passed on event by event rather than with `yield*`, which would throw a consumer's `throw()` into the
-  // loop, where it would read as a failed model call. However the consumer stops, the loop is closed: its
-  // `finally` blocks run and a streamed model call is cancelled.
+/**
+ * Runs the agent to the end and returns its {@link RunResult}: {@link streamAgent}, drained.
+ *
+ * @example
+ * ```ts
+ * const result = await runAgent({ model, question: 'What is 20 * 12 * 7?', tools: [calculator] });
+ * if (result.status === 'answered') console.log(result.answer);
+ * ```
+ */
+export function runAgent<O = unknown>(options: AgentOptions<O>): Promise<RunResult<O>> {
+  return drain(streamAgent(options));
+}
+
+/**
+ * A run, fresh, resumed (`resume`) or nested in a parent run (`parent`): set up once ({@link startRun}),
+ * then the loop's events, each passed to the observers (`hooks.observers`, then `onStepEnd` at a
+ * `step-end`) before the consumer sees it. A resumed run does not show again what it replays: those events
+ * were seen when it paused (they are in `result.steps`).
+ *
+ * Events are passed on one by one rather than with `yield*`, which would throw a consumer's `throw()` into
+ * the loop, where it would read as a failed model call. However the consumer stops, the loop is closed:
+ * its `finally` blocks run and a streamed model call is cancelled.
+ */
+export async function* streamRun(
+  options: AgentConfig & { question?: string | undefined; messages?: readonly AgentMessage[] | undefined },
+  link: { resume?: ResumeInput; parent?: ParentLink } = {},
+): AsyncGenerator<AgentEvent, RunResult> {
+  const settings = runSettings(options);
+  const resume = link.resume && (await openResume(settings, link.resume));
+  const run = startRun(settings, { ...(resume && { resume }), ...(link.parent && { parent: link.parent }) });
+  const observers = settings.observers ?? [];
+  const { onStepEnd } = settings;
+  const loop = react(run);
   let finished = false;
   try {
-    let next = await run.next();
-    while (!next.done) {
-      yield next.value;
-      next = await run.next();
+    for (;;) {
+      let next: IteratorResult<AgentEvent, RunResult>;
+      try {
+        next = await loop.next();
+      } catch (error) {
+        throw brokenReplay(run) ?? error;
+      }
+      if (next.done) {
+        finished = true;
+        return next.value;
+      }
+      const event = next.value;
+      if (run.resume && !replayOver(run) && event.type !== 'run-start' && event.type !== 'run-end') continue;
+      // A run that paused gets its state here, and a `run-pause` event before its `run-end`.
+      const pause = event.type === 'run-end' ? await finishPause(run, event.result) : undefined;
+      for (const delivered of pause ? [pause, event] : [event]) {
+        for (const observer of observers) await observe(() => observer.event(delivered));
+        const failure =
+          delivered.type === 'step-end' && onStepEnd
+            ? await stepObserved(onStepEnd, delivered.step)
+            : undefined;
+        yield delivered;
+        if (failure === undefined || delivered.type !== 'step-end') continue;
+        const hookError: AgentEvent = {
+          type: 'hook-error',
+          step: delivered.step.index,
+          hook: 'onStepEnd',
+          error: failure,
+        };
+        for (const observer of observers) await observe(() => observer.event(hookError));
+        yield hookError;
+      }
     }
-    finished = true;
-    // The loop handles any output type; `O` (from the `output` schema) only types the result for the caller.
-    return next.value as RunResult<O>;
   } finally {
-    if (!finished) await run.return(undefined as never);
+    if (!finished) {
+      for (const observer of observers) await observe(() => observer.abandon?.());
+      await loop.return(undefined as never);
+    }
   }
+}
+
+/** Calls an observer; what it throws or rejects with is dropped (an observer never breaks a run). */
+async function observe(call: () => unknown): Promise<void> {
+  try {
+    const returned = call();
+    if (returned instanceof Promise) await returned;
+  } catch {
+    // Deliberately ignored: see RunObserver.
+  }
+}
+
+/** Calls `onStepEnd`; what it throws is returned as its message, to be reported as a `hook-error` event. */
+async function stepObserved(onStepEnd: OnStepEndFunction, step: Step): Promise<string | undefined> {
+  try {
+    await onStepEnd(step);
+    return undefined;
+  } catch (error) {
+    return errorMessage(error);
+  }
+}
+
+/** True once a resumed run made an effect of its own (its replay is over). */
+function replayOver(run: Run): boolean {
+  return 'live' in run.effects && run.effects.live === true;
+}
+
+/** The error of a resumed run that stopped following its recorded journal, if it did. */
+function brokenReplay(run: Run): Error | undefined {
+  return 'broken' in run.effects ? (run.effects.broken as Error | undefined) : undefined;
 }
 
 /**
  * The loop (Yao et al. 2022): check the limits, call the model, read its turn, then answer, send a format
  * error back, or act and append the observation. It waits by `await` (and `yield*` for what streams).
- * Every side effect of a step (the model call in `callModel`, an approval and every tool call in `actStep`,
- * a hook's model call) passes through `options.journal` when there is one. Every stop reason is decided
- * here, in the `finish(...)` calls, and nowhere else.
+ * Every side effect of a step (its model call, a hook's, an approval, a tool call) goes through
+ * `run.effects`. Every stop reason is decided here, in the `finish(...)` calls, and nowhere else.
  */
-async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, RunResult> {
-  const run = startRun(callerOptions);
-  const { options, plan, steps } = run;
-  const { signal } = options;
+async function* react(run: Run): AsyncGenerator<AgentEvent, RunResult> {
+  const { settings, plan, steps } = run;
+  const { signal } = settings;
   try {
     yield {
       type: 'run-start',
       question: run.question,
-      modelId: options.model.id,
+      modelId: settings.model.id,
       tools: [...run.router.names],
       systemPrompt: plan.systemPrompt,
     };
@@ -100,7 +179,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
         break;
       }
       const index = steps.length + 1;
-      let call: PreparedCall | Limit;
+      let call: NextCall | Limit;
       try {
         call = yield* nextCall(run, index);
       } catch (error) {
@@ -109,7 +188,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       }
       if ('status' in call) {
         // A limit met while preparing the forced call itself (a hook's model call over budget) ends the run.
-        if (options.forceFinalAnswer && !run.forcing && !signal?.aborted) {
+        if (settings.forceFinalAnswer && !run.forcing && !signal?.aborted) {
           run.forcing = call;
           continue;
         }
@@ -122,11 +201,13 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       const modelStartedMs = performance.now();
       let answered: AnsweredBy;
       try {
-        answered = yield* callModel(run, call, index);
+        answered = yield* run.effects.model(effectName(index, 'model'), () =>
+          modelTurn(call.models, call.request, turnSettings(run, call, index)),
+        );
       } catch (error) {
         result = signal?.aborted
           ? stopped(run)
-          : finish(run, 'error', { error: modelErrorMessage(error, options) });
+          : finish(run, 'error', { error: modelErrorMessage(error, settings.modelTimeoutMs) });
         break;
       }
 
@@ -156,13 +237,13 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
       switch (turn.type) {
         case 'answer': {
           // Checked against `output` and `checkAnswer`; a refusal goes back as an observation, using no step.
-          const verdict = await judgeAnswer(turn.text, steps, options, plan.turnFormat.labels.answer);
+          const verdict = await judgeAnswer(turn.text, steps, settings, plan.turnFormat.labels.answer);
           if (!verdict.ok) {
             run.refusedAnswers += 1;
             step.observation = { text: verdict.observation, source: 'answer-check', ok: false };
             yield { type: 'step-end', step };
             if (run.forcing) result = finish(run, run.forcing.status, run.forcing);
-            else if (run.refusedAnswers > (options.maxAnswerCorrections ?? DEFAULT_MAX_ANSWER_CORRECTIONS)) {
+            else if (run.refusedAnswers > (settings.maxAnswerCorrections ?? DEFAULT_MAX_ANSWER_CORRECTIONS)) {
               const error = `The answer was refused ${run.refusedAnswers} times; the last time: ${verdict.problem}.`;
               result = finish(run, 'format_errors', { error });
             }
@@ -180,7 +261,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
           run.formatErrors += 1;
           step.observation = { text: formatErrorObservation(turn), source: 'format-error', ok: false };
           yield { type: 'step-end', step };
-          if (run.formatErrors >= (options.maxConsecutiveFormatErrors ?? 2))
+          if (run.formatErrors >= (settings.maxConsecutiveFormatErrors ?? 2))
             result = finish(run, 'format_errors');
           break;
         case 'action': {
@@ -190,10 +271,7 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
           let acted: ActedStep;
           try {
             // Every native call is answered; unknown-tool hints and repeat notes go on each call that ran.
-            acted = yield* actStep(turn, calls, index, call.router, options, {
-              repeats: run.repeats,
-              native: plan.native,
-            });
+            acted = yield* actStep(run, turn, calls, index, call.router);
           } catch (error) {
             // A tool call waits for a person (`pauseForApproval`): the run ends here (`pause.ts`).
             if (!(error instanceof RunPaused)) throw error;
@@ -219,17 +297,4 @@ async function* react(callerOptions: AgentOptions): AsyncGenerator<AgentEvent, R
   } finally {
     run.clock?.clear();
   }
-}
-
-/**
- * Runs the agent to the end and returns its {@link RunResult}: {@link streamAgent}, drained.
- *
- * @example
- * ```ts
- * const result = await runAgent({ model, question: 'What is 20 * 12 * 7?', tools: [calculator] });
- * if (result.status === 'answered') console.log(result.answer);
- * ```
- */
-export function runAgent<O = unknown>(options: AgentOptions<O>): Promise<RunResult<O>> {
-  return drain(streamAgent(options));
 }

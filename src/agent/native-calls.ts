@@ -15,24 +15,21 @@ import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
-import { ownField } from '../util/own.js';
-import { act, askApproval, journalTool, needsAsking } from './act.js';
-import { pausesEveryRequest } from './approval.js';
+import { act, askApproval, needsAsking, runTool } from './act.js';
 import { textInput } from './native.js';
 import { nestedRunnerOf } from './nested.js';
 import { RunPaused } from './pause-errors.js';
-import type { RepeatTracker } from './repeats.js';
+import type { Run } from './run.js';
 import { unknownToolHint } from './turns.js';
 import type {
   AgentEvent,
-  AgentOptions,
   ApprovalDecision,
   PendingApprovalRequest,
   StepCall,
   StepObservation,
 } from './types.js';
 
-/** Default for {@link AgentOptions.toolConcurrency}. */
+/** Default for {@link AgentLimits.toolConcurrency}. */
 export const DEFAULT_TOOL_CONCURRENCY = 4;
 
 /** What running a step's action gave. */
@@ -53,30 +50,30 @@ export interface ActedStep {
  * @throws {RunPaused} when a call waits for a person (`pauseForApproval`).
  */
 export async function* actStep(
+  run: Run,
   turn: ActionTurn,
   calls: readonly ModelToolCall[],
   step: number,
   router: ToolRouter,
-  options: AgentOptions & { labels: LabelSet },
-  context: { repeats: RepeatTracker; native: boolean },
 ): AsyncGenerator<AgentEvent, ActedStep> {
+  const { settings } = run;
   let observation: StepObservation;
   let others: StepCall[] | undefined;
   let ran: readonly StepCall[] = [];
-  if (calls.length > 1 && options.parallelToolCalls !== false) {
-    const [first, ...rest] = yield* actAll(calls, step, router, options);
+  if (calls.length > 1 && settings.parallelToolCalls !== false) {
+    const [first, ...rest] = yield* actAll(run, calls, step, router);
     observation = first!.observation;
     others = rest;
     ran = rest;
   } else {
-    observation = yield* act(turn, step, router, options);
-    if (calls.length > 1) others = calls.slice(1).map((call) => notRun(call, options.tools));
+    observation = yield* act(run, turn, step, router);
+    if (calls.length > 1) others = calls.slice(1).map((call) => notRun(call, settings.tools));
   }
   let stop = false;
   for (const call of [{ tool: turn.tool, input: turn.input, observation }, ...ran]) {
     if (!router.names.includes(call.tool))
-      call.observation.text = `${call.observation.text}\n${unknownToolHint(options.labels, context.native)}`;
-    const repeat = context.repeats.record(call.tool, call.input, call.observation.text);
+      call.observation.text = `${call.observation.text}\n${unknownToolHint(settings.labels, run.plan.native)}`;
+    const repeat = run.repeats.record(call.tool, call.input, call.observation.text);
     if (repeat.note) call.observation.text = `${call.observation.text}\n${repeat.note}`;
     if (repeat.stop) stop = true;
   }
@@ -109,28 +106,29 @@ export function callAction(call: ModelToolCall, tools: readonly Tool[]): ActionT
  * @throws {RunPaused} when the run pauses for approval.
  */
 export async function* actAll(
+  run: Run,
   calls: readonly ModelToolCall[],
   step: number,
   router: ToolRouter,
-  options: AgentOptions & { labels: LabelSet },
 ): AsyncGenerator<AgentEvent, StepCall[]> {
-  const decided = pausesEveryRequest(ownField(options, 'approve'))
-    ? yield* approveTogether(calls, step, router, options)
+  const { tools } = run.settings;
+  const decided = run.effects.asksTogether
+    ? yield* approveTogether(run, calls, step, router)
     : new Map<number, ApprovalDecision>();
   const results: StepCall[] = [];
   let reads: ReadCall[] = [];
   const flushReads = async function* (): AsyncGenerator<AgentEvent, void> {
-    if (reads.length) results.push(...(yield* runReads(reads, step, router, options)));
+    if (reads.length) results.push(...(yield* runReads(run, reads, step, router)));
     reads = [];
   };
   for (const [i, call] of calls.entries()) {
-    const turn = callAction(call, options.tools);
-    if (runsWithoutAsking(turn, router, options)) {
+    const turn = callAction(call, tools);
+    if (runsWithoutAsking(run, turn, router)) {
       reads.push({ call, turn, index: i + 1 });
       continue;
     }
     yield* flushReads();
-    const observation = yield* act(turn, step, router, options, i + 1, decided.get(i + 1));
+    const observation = yield* act(run, turn, step, router, i + 1, decided.get(i + 1));
     results.push({ toolCall: call, tool: turn.tool, input: turn.input, observation });
   }
   yield* flushReads();
@@ -145,19 +143,19 @@ export async function* actAll(
  * @throws {RunPaused} with every request that paused the run.
  */
 async function* approveTogether(
+  run: Run,
   calls: readonly ModelToolCall[],
   step: number,
   router: ToolRouter,
-  options: AgentOptions,
 ): AsyncGenerator<AgentEvent, Map<number, ApprovalDecision>> {
   const decisions = new Map<number, ApprovalDecision>();
   const paused: PendingApprovalRequest[] = [];
   for (const [i, call] of calls.entries()) {
-    const { tool, input } = callAction(call, options.tools);
+    const { tool, input } = callAction(call, run.settings.tools);
     const prepared = router.prepare(tool, input);
-    if (!prepared.ok || !needsAsking(prepared, options)) continue;
+    if (!prepared.ok || !needsAsking(run, prepared)) continue;
     try {
-      decisions.set(i + 1, yield* askApproval(prepared, step, i + 1, options));
+      decisions.set(i + 1, yield* askApproval(run, prepared, step, i + 1));
     } catch (error) {
       if (!(error instanceof RunPaused)) throw error;
       paused.push(...error.pending);
@@ -168,12 +166,12 @@ async function* approveTogether(
 }
 
 /** A read tool (or an unknown one, answered at once) that needs no approval. */
-function runsWithoutAsking(turn: ActionTurn, router: ToolRouter, options: AgentOptions): boolean {
+function runsWithoutAsking(run: Run, turn: ActionTurn, router: ToolRouter): boolean {
   const prepared = router.prepare(turn.tool, turn.input);
   if (!prepared.ok) return true;
   // A nested agent runs through `act`, which passes its events on.
   if ((prepared.tool.effects ?? 'read') !== 'read' || nestedRunnerOf(prepared.tool)) return false;
-  return !needsAsking(prepared, options);
+  return !needsAsking(run, prepared);
 }
 
 /** A read call of a step, and its number in the step (from 1). */
@@ -185,20 +183,20 @@ interface ReadCall {
 
 /** Runs read calls together, at most `toolConcurrency` at a time; events come in call order. */
 async function* runReads(
+  run: Run,
   reads: readonly ReadCall[],
   step: number,
   router: ToolRouter,
-  options: AgentOptions & { labels: LabelSet },
 ): AsyncGenerator<AgentEvent, StepCall[]> {
   const at = (index: number) => (index > 1 ? { step, call: index } : { step });
   for (const { turn, index } of reads)
     yield { type: 'tool-start', ...at(index), tool: turn.tool, input: turn.input };
-  const limit = Math.max(1, options.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
+  const limit = Math.max(1, run.settings.toolConcurrency ?? DEFAULT_TOOL_CONCURRENCY);
   const outcomes: StepObservation[] = new Array(reads.length);
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < reads.length; i = next++)
-      outcomes[i] = await runRead(reads[i]!, step, router, options);
+      outcomes[i] = await runRead(run, reads[i]!, step, router);
   };
   await Promise.all(Array.from({ length: Math.min(limit, reads.length) }, worker));
   const results: StepCall[] = [];
@@ -220,18 +218,18 @@ async function* runReads(
 
 /** One read call: validated, run, its observation worded. Never throws. */
 async function runRead(
+  run: Run,
   { turn, index }: ReadCall,
   step: number,
   router: ToolRouter,
-  options: AgentOptions & { labels: LabelSet },
 ): Promise<StepObservation> {
   const prepared = router.prepare(turn.tool, turn.input);
-  // Through the journal like every tool call, so a resumed or replayed run does not run it again.
+  // Through the run's effects like every tool call, so a resumed or replayed run does not run it again.
   const outcome = prepared.ok
-    ? await journalTool(options, step, prepared, router, index)
+    ? await runTool(run, step, prepared, router, index)
     : { ok: false, observation: prepared.observation, durationMs: 0 };
   const observation: StepObservation = {
-    text: formatObservation(outcome.observation, options.labels).text,
+    text: formatObservation(outcome.observation, run.settings.labels).text,
     source: 'tool',
     ok: outcome.ok,
     durationMs: outcome.durationMs,

@@ -13,16 +13,14 @@
  */
 
 import { errorMessage, ownField } from '../util/own.js';
-import { PAUSES_EVERY_REQUEST, toApprovalDecision } from './approval.js';
+import { askApprover, pendingOf, toApprovalDecision } from './approval.js';
 import { conversationAfter } from './conversation.js';
-import { newRunId } from './durable.js';
-import { AgentConfigError } from './errors.js';
+import { type Approver, RecordedEffects, type RunEffects } from './effects.js';
 import { RunPaused, RunStateError } from './pause-errors.js';
-import { newRecorder } from './pause-journal.js';
 import { canonicalJson, openState, sealState } from './pause-state.js';
+import type { RunSettings } from './options.js';
 import type {
   AgentEvent,
-  AgentOptions,
   ApprovalDecision,
   ApprovalRequest,
   ApproveFn,
@@ -37,153 +35,65 @@ export interface ResumeInput {
   decisions: unknown;
 }
 
-type Loop = (options: AgentOptions) => AsyncGenerator<AgentEvent, RunResult>;
-
 /**
- * The loop, able to pause (and to resume when `resume` is given). A run that cannot pause (no
- * `pauseForApproval`, no `approve` to answer `pause`, or a durable `journal`) is the loop itself.
+ * Ends a run that may pause, at its `run-end`: a run whose replay broke, or that ended before reaching the
+ * approval it paused on, throws {@link RunStateError}; a run that paused gets its {@link RunState} (set on
+ * `result.state`, signed with `secret`) and the `run-pause` event to pass on before `run-end`.
  *
- * @throws {AgentConfigError} for `pauseForApproval` or a resume together with a `journal`.
+ * @throws {RunStateError} when the resumed run did not follow the paused one.
  */
-export function pausable(
-  loop: Loop,
-  options: AgentOptions,
-  resume?: ResumeInput,
-): AsyncGenerator<AgentEvent, RunResult> {
-  // Options that grant or withhold permission are read as own properties: inherited ones count as absent.
-  const pausing = ownField(options, 'pauseForApproval') === true || resume !== undefined;
-  if (ownField(options, 'journal') !== undefined) {
-    if (pausing) {
-      throw new AgentConfigError(
-        'Pause and resume (`pauseForApproval`, `resumeAgent`) cannot be combined with a `journal`: a durable engine (Restate) waits for approvals itself. Use one or the other.',
-      );
-    }
-    return loop(options);
+export async function finishPause(
+  run: {
+    effects: RunEffects;
+    resume: Resume | undefined;
+    settings: { runId: string } & Pick<RunSettings, 'secret'>;
+  },
+  result: RunResult,
+): Promise<AgentEvent | undefined> {
+  const { effects, resume } = run;
+  if (effects instanceof RecordedEffects && effects.broken) throw effects.broken;
+  if (resume?.waiting) {
+    throw new RunStateError(
+      'mismatch',
+      `The resumed run ended (${result.status}) before it reached the approval it paused on: resume with the same model, tools and options as the run that paused.`,
+    );
   }
-  if (!pausing && ownField(options, 'approve') === undefined) return loop(options);
-  return pausableRun(loop, options, resume);
-}
-
-async function* pausableRun(
-  loop: Loop,
-  options: AgentOptions,
-  input: ResumeInput | undefined,
-): AsyncGenerator<AgentEvent, RunResult> {
-  const resume = input && (await openResume(options, input));
-  const recorder = newRecorder(resume?.state.journal, (name) => resume?.checkLive(name));
-  const runId = resume?.state.runId ?? options.runId ?? newRunId();
-  const { question, messages, ...rest } = options;
-  const conversation = resume
-    ? { messages: resume.state.messages }
-    : { ...(question !== undefined && { question }), ...(messages !== undefined && { messages }) };
-  const run = loop({
-    ...rest,
-    ...conversation,
-    runId,
-    journal: recorder.journal,
-    approve: pausingApprover(options, resume),
-  });
-  let finished = false;
-  try {
-    for (;;) {
-      let next: IteratorResult<AgentEvent, RunResult>;
-      try {
-        next = await run.next();
-      } catch (error) {
-        throw recorder.broken ?? error;
-      }
-      if (next.done) {
-        finished = true;
-        return next.value;
-      }
-      const event = next.value;
-      if (event.type === 'run-end') {
-        const { result } = event;
-        if (recorder.broken) throw recorder.broken;
-        if (resume?.waiting) {
-          throw new RunStateError(
-            'mismatch',
-            `The resumed run ended (${result.status}) before it reached the approval it paused on: resume with the same model, tools and options as the run that paused.`,
-          );
-        }
-        if (result.status === 'paused') {
-          const pending = result.pending ?? [];
-          const body = {
-            runId,
-            messages: result.messages,
-            journal: recorder.completed(),
-            pending,
-            ...(batchesApprovals(options, resume) && { approvalsTogether: true as const }),
-          };
-          const state = await sealState(
-            { ...body, pausedAt: new Date().toISOString() },
-            ownField(options, 'secret'),
-          );
-          result.state = state;
-          yield { type: 'run-pause', pending, state };
-        }
-      } else if (resume && !recorder.live && event.type !== 'run-start') {
-        continue; // replayed: seen when the run paused
-      }
-      yield event;
-    }
-  } finally {
-    if (!finished) await run.return(undefined as never);
-  }
-}
-
-/** The approval request as plain data. */
-function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
-  const { id, step, tool, input, effects } = request;
-  return { id, step, tool, input, effects };
+  if (result.status !== 'paused' || !(effects instanceof RecordedEffects)) return undefined;
+  const pending = result.pending ?? [];
+  const body = {
+    runId: run.settings.runId,
+    messages: result.messages,
+    journal: effects.completed(),
+    pending,
+    ...(effects.asksTogether && { approvalsTogether: true as const }),
+  };
+  const state = await sealState(
+    { ...body, pausedAt: new Date().toISOString() },
+    ownField(run.settings, 'secret'),
+  );
+  result.state = state;
+  return { type: 'run-pause', pending, state };
 }
 
 /**
  * Decides approvals of a run that may pause: the pending requests of a resumed run get their decisions; else
  * `pauseForApproval` pauses, and `approve` is asked (its `{ type: 'pause' }` pauses). Pausing throws
  * {@link RunPaused}, which ends the run `paused`; whatever else comes back is read by the loop, failing closed.
- * When {@link batchesApprovals}, the approver is marked {@link PAUSES_EVERY_REQUEST}: a native step's approvals are then asked together, so the run pauses once
- * per step; `approve` is asked one request at a time, each call running before the next is asked.
  */
-function pausingApprover(options: AgentOptions, resume: Resume | undefined): ApproveFn {
-  const pauseForApproval = ownField(options, 'pauseForApproval') === true;
-  const approve = ownField(options, 'approve');
-  const approver: ApproveFn & { [PAUSES_EVERY_REQUEST]?: true } = async (request) => {
-    const pending = pendingOf(request);
-    if (resume?.waiting) return resume.decide(pending);
-    if (pauseForApproval) throw new RunPaused([pending]);
-    if (approve === undefined)
-      return { type: 'reject', reason: 'no one was asked to approve actions with side effects' };
-    const returned: unknown = approve(request);
-    // Only a native Promise is awaited, as in `askApprover`: a thenable is read by its own fields. The
-    // answer is turned into a fresh decision here, since returning the thenable itself from this async
-    // function would adopt it (call its `then`).
-    const answer = returned instanceof Promise ? await returned : returned;
-    if (isPauseAnswer(answer)) throw new RunPaused([pending]);
-    return toApprovalDecision(answer);
+export function pausingApprover(
+  approve: ApproveFn | undefined,
+  pauseForApproval: boolean,
+  resume: Resume | undefined,
+): Approver {
+  return async (request) => {
+    if (resume?.waiting) return resume.decide(pendingOf(request));
+    if (pauseForApproval) throw new RunPaused([pendingOf(request)]);
+    return askApprover(request, approve, { mayPause: true });
   };
-  if (batchesApprovals(options, resume)) approver[PAUSES_EVERY_REQUEST] = true;
-  return approver;
-}
-
-/**
- * Whether a native step's approvals are asked together: with `pauseForApproval`, and on resuming a run that
- * paused so (its state says `approvalsTogether`), since the replay must ask in the order the run did. A run
- * that `approve` paused asked one request at a time, and its resume does too, with or without `approve`.
- */
-function batchesApprovals(options: AgentOptions, resume: Resume | undefined): boolean {
-  return ownField(options, 'pauseForApproval') === true || resume?.state.approvalsTogether === true;
-}
-
-/** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */
-function isPauseAnswer(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const descriptor = Object.getOwnPropertyDescriptor(value, 'type');
-  return descriptor !== undefined && 'value' in descriptor && descriptor.value === 'pause';
 }
 
 /** A checked resume: the state, and the decisions still to give. */
-interface Resume {
+export interface Resume {
   state: RunState;
   /** True until the pending requests got their decisions. */
   readonly waiting: boolean;
@@ -198,7 +108,7 @@ interface Resume {
  * decision for each pending request and for nothing else.
  * @throws {RunStateError} saying what is wrong.
  */
-export async function openResume(options: AgentOptions, input: ResumeInput): Promise<Resume> {
+export async function openResume(options: RunSettings, input: ResumeInput): Promise<Resume> {
   const state = await openState(input.state, ownField(options, 'secret'));
   if (options.question !== undefined || options.messages !== undefined) {
     const given = conversationAfter(options, undefined, undefined);

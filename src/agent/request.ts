@@ -18,7 +18,8 @@ import {
   finalAnswerDefinition,
 } from './final-answer.js';
 import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from './native.js';
-import type { AgentOptions, Step } from './types.js';
+import type { RunSettings } from './options.js';
+import type { Step } from './types.js';
 
 // Where it used to live; import it from './errors.js'.
 export { AgentConfigError };
@@ -49,7 +50,7 @@ export interface RequestPlan {
  * whole number of at least 1.
  */
 export function planRequests(
-  options: AgentOptions,
+  options: RunSettings,
   labels: LabelSet,
   tools: readonly Tool[],
   conversation: Conversation,
@@ -95,7 +96,7 @@ export function planRequests(
 /** The system prompt for `tools` (text mode lists them; native mode sends them as functions). */
 function renderPlanSystemPrompt(
   native: boolean,
-  options: AgentOptions,
+  options: RunSettings,
   labels: LabelSet,
   tools: readonly Tool[],
   instructions: string | undefined,
@@ -117,7 +118,7 @@ function renderPlanSystemPrompt(
  */
 export function stepSystemPrompt(
   plan: RequestPlan,
-  options: AgentOptions,
+  options: RunSettings,
   tools: readonly Tool[],
   extraInstructions: string | undefined,
 ): string {
@@ -139,7 +140,7 @@ function checkLimit(name: string, value: number | undefined): void {
  */
 export function buildRequest(
   plan: RequestPlan,
-  options: AgentOptions & { tools: readonly Tool[] },
+  options: RunSettings & { tools: readonly Tool[] },
   steps: readonly Step[],
   sendStop: boolean,
 ): ModelRequest {
@@ -195,7 +196,7 @@ export function renderStepMessages(plan: RequestPlan, steps: readonly Step[]): M
  * Tokens the steps' transcript may take: the context window minus the system prompt, the earlier turns,
  * the question and room for the reply (`maxOutputTokens`, else 1024). `undefined` when the window is unknown.
  */
-export function transcriptBudgetTokens(plan: RequestPlan, options: AgentOptions): number | undefined {
+export function transcriptBudgetTokens(plan: RequestPlan, options: RunSettings): number | undefined {
   if (plan.contextWindowTokens === undefined) return undefined;
   const earlier = plan.earlier.map((m) => m.content).join('\n');
   const reserved =

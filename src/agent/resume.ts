@@ -4,7 +4,8 @@
  * @module
  */
 import { drain, streamRun } from './loop.js';
-import type { AgentEvent, ResumeOptions, RunResult } from './types.js';
+import type { AgentConfig, ResumeOptions } from './options.js';
+import type { AgentEvent, RunResult } from './types.js';
 
 /**
  * Continues a run that ended `paused`, yielding its events: the same loop over the same options, with the
@@ -38,7 +39,10 @@ export function streamResumedAgent<O = unknown>(
   options: ResumeOptions<O>,
 ): AsyncGenerator<AgentEvent, RunResult<O>> {
   const { state, decisions, ...agentOptions } = options;
-  return streamRun(agentOptions, { state, decisions });
+  return streamRun(agentOptions as AgentConfig, { resume: { state, decisions } }) as AsyncGenerator<
+    AgentEvent,
+    RunResult<O>
+  >;
 }
 
 /**
@@ -46,7 +50,7 @@ export function streamResumedAgent<O = unknown>(
  *
  * @example
  * ```ts
- * const first = await runAgent({ ...options, pauseForApproval: true, secret });
+ * const first = await runAgent({ ...options, durable: { pauseForApproval: true, secret } });
  * if (first.status === 'paused') {
  *   await db.save(runId, JSON.stringify(first.state)); // later, in any process:
  *   const state = JSON.parse(await db.load(runId));

@@ -1,58 +1,60 @@
 /**
- * What the loop (`loop.ts`) keeps for one run, and the steps of a step that are not the paper's logic: the
- * set-up, the limits before a call, the model call through the journal seam, and reading a response into a
- * step. The loop decides every stop reason; these helpers only report what they found.
+ * One run, set up once by {@link startRun}: its settings, its limits, its parent (a nested agent's), its
+ * effects, and the trajectory the loop (`loop.ts`) builds; and its result ({@link finish}).
  *
  * @module
  */
-import { ModelTimeoutError } from '../models/errors.js';
-import type { ModelUsage } from '../models/types.js';
 import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';
-import { createToolRouter, type ToolRouter } from '../tools/router.js';
-import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
+import { createToolRouter, type ToolRouter, toolNeedsApproval } from '../tools/router.js';
+import { anySignal, ownField, timeoutSignal } from '../util/own.js';
 import { abortedMessage } from '../util/signal.js';
+import { askApprover, isAllowedWithoutAsking } from './approval.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
-import { journaledTurn, newRunId } from './durable.js';
-import { BudgetExceededError } from './errors.js';
-import { type AnsweredBy, callWithFallbacks } from './fallback.js';
-import { finalAnswerTurn } from './final-answer.js';
-import { type PreparedCall, prepareCall } from './hooks.js';
-import { nativeTurn } from './native.js';
-import { recordedTurn, recorderOf } from './pause-journal.js';
+import { directEffects, journaledEffects, RecordedEffects, type RunEffects } from './effects.js';
+import { AgentConfigError } from './errors.js';
+import { newRunId } from './ids.js';
+import type { StopSequenceState } from './model-call.js';
+import type { RunSettings } from './options.js';
+import { type Resume, pausingApprover } from './pause.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
-import { repairToolCalls } from './tool-repair.js';
-import { maxTurnChars } from './turn-cap.js';
-import { nativeStepText, readTextStep } from './turns.js';
-import type {
-  AgentEvent,
-  AgentOptions,
-  PendingApprovalRequest,
-  RunResult,
-  Step,
-  StopReason,
-} from './types.js';
+import type { PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
 
-/** Default for {@link AgentOptions.maxSteps}. */
+/** Default for {@link AgentConfig.maxSteps}. */
 export const DEFAULT_MAX_STEPS = 8;
 
-/** The options as the loop reads them: the caller's, with labels and the run's own abort signal. */
-export type RunOptions = AgentOptions & { labels: LabelSet; runId: string };
+/** The settings as the loop reads them: labels and the run's id decided, the signal the run's own. */
+export type RunOptions = RunSettings & { labels: LabelSet; runId: string };
+
+/** The run a nested agent (`agentTool`) runs in: the parent run and which of its tool calls runs it. */
+export interface ParentLink {
+  run: Run;
+  step: number;
+  call: number;
+  /** The agent tool's name. */
+  name: string;
+}
 
 /** One run: set up once by {@link startRun}, then read and updated by the loop. */
 export interface Run {
-  readonly callerOptions: AgentOptions;
-  readonly options: RunOptions;
+  readonly settings: RunOptions;
   readonly question: string;
   readonly plan: RequestPlan;
   readonly router: ToolRouter;
+  /** Tokens and cost spent, checked before each model call; a nested run's checks its parent's too. */
   readonly budget: Budget;
+  /** The one seam for the run's side effects (`effects.ts`). */
+  readonly effects: RunEffects;
+  /** A resumed run's state and the decisions still to give (`pause.ts`). */
+  readonly resume: Resume | undefined;
   readonly repeats: RepeatTracker;
   /** Whether requests still carry stop sequences (a server that rejects them turns this off). */
-  readonly stopState: { send: boolean };
+  readonly stopState: StopSequenceState;
   /** The trajectory: the single source of truth for the prompt, the trace and the result. */
   readonly steps: Step[];
+  /** The signal from outside the run: the caller's, and a parent run's. */
+  readonly outerSignal: AbortSignal | undefined;
   /** The run's own clock (`timeoutMs`), cleared however the run ends. */
   readonly clock: ReturnType<typeof timeoutSignal> | undefined;
   readonly startedMs: number;
@@ -81,28 +83,69 @@ export interface FinishExtra {
   pending?: PendingApprovalRequest[];
 }
 
-/** Sets a run up: labels, the combined abort signal, a run ID, the request plan, the router and budgets. */
-export function startRun(callerOptions: AgentOptions): Run {
+/**
+ * Sets a run up: its id, labels, signal (the caller's, its own clock and a parent's), conversation,
+ * request plan, router, budget (under a parent's), and effects, picked once here:
+ *
+ * - a nested agent's are its parent's, under the name of the parent's tool call;
+ * - with a `journal`, {@link journaledEffects};
+ * - for a resume, with `pauseForApproval`, or when `approve` may be asked (some tool needs approval and is
+ *   not in `allowTools`) and so may pause the run, {@link RecordedEffects};
+ * - else {@link directEffects}: an ordinary run records nothing.
+ *
+ * Options that grant permission are read as own properties (`runSettings` copied only those).
+ *
+ * @throws {AgentConfigError} for options that cannot work together.
+ */
+export function startRun(settings: RunSettings, link: { resume?: Resume; parent?: ParentLink } = {}): Run {
+  const { resume, parent } = link;
   const startedMs = performance.now();
-  const clock = callerOptions.timeoutMs === undefined ? undefined : timeoutSignal(callerOptions.timeoutMs);
-  const signal = anySignal(callerOptions.signal, clock?.signal);
-  const labels = callerOptions.labels ?? ENGLISH_LABELS;
+  const journal = ownField(settings, 'journal');
+  const pauseForApproval = ownField(settings, 'pauseForApproval') === true;
+  if (journal !== undefined && (pauseForApproval || resume)) {
+    throw new AgentConfigError(
+      'Pause and resume (`durable.pauseForApproval`, `resumeAgent`) cannot be combined with a `durable.journal`: a durable engine (Restate) waits for approvals itself. Use one or the other.',
+    );
+  }
+  const clock = settings.timeoutMs === undefined ? undefined : timeoutSignal(settings.timeoutMs);
+  const parentSignal = parent?.run.settings.signal;
+  const outerSignal = anySignal(settings.signal, parentSignal);
+  const signal = anySignal(outerSignal, clock?.signal);
+  const labels = settings.labels ?? ENGLISH_LABELS;
   // The run's ID is in each tool call's `callId`; a durable engine passes one that survives a restart.
-  const runId = callerOptions.runId ?? newRunId();
-  const options: RunOptions = { ...callerOptions, labels, runId, ...(signal && { signal }) };
-  const conversation = readConversation(callerOptions);
-  const budget = new Budget(options);
-  budget.register(options); // for nested agents (`agentTool`), which share it
+  const runId = parent
+    ? `${parent.run.settings.runId}/step-${parent.step}/call-${parent.call}/${parent.name}`
+    : (resume?.state.runId ?? settings.runId ?? newRunId());
+  const input: Pick<RunSettings, 'question' | 'messages'> = resume
+    ? { messages: resume.state.messages }
+    : settings;
+  const { question: _q, messages: _m, ...rest } = settings;
+  const options: RunOptions = {
+    ...rest,
+    ...(input.question !== undefined && { question: input.question }),
+    ...(input.messages !== undefined && { messages: input.messages }),
+    labels,
+    runId,
+    ...(signal && { signal }),
+    ...(settings.streaming === undefined &&
+      parent?.run.settings.streaming !== undefined && { streaming: parent.run.settings.streaming }),
+  };
+  const conversation = readConversation(options);
+  const router = createToolRouter(options.tools);
   return {
-    callerOptions,
-    options,
+    settings: options,
     question: conversation.question,
     plan: planRequests(options, labels, options.tools, conversation),
-    router: createToolRouter(options.tools),
-    budget,
+    router,
+    budget: new Budget(options, parent?.run.budget),
+    effects: parent
+      ? parent.run.effects.scoped(`step-${parent.step}-call-${parent.call}-${parent.name}/`)
+      : pickEffects(options, router, resume),
+    resume,
     repeats: new RepeatTracker(options.maxRepeatedActions ?? 3),
     stopState: { send: true },
     steps: [],
+    outerSignal,
     clock,
     startedMs,
     actionSteps: 0,
@@ -111,16 +154,40 @@ export function startRun(callerOptions: AgentOptions): Run {
   };
 }
 
+/** The effects of a run that is not nested (see {@link startRun}). */
+function pickEffects(options: RunOptions, router: ToolRouter, resume: Resume | undefined): RunEffects {
+  const approve = ownField(options, 'approve');
+  const ask = (request: Parameters<typeof askApprover>[0]) => askApprover(request, approve);
+  const journal = ownField(options, 'journal');
+  if (journal !== undefined) return journaledEffects(journal, ask);
+  const pauseForApproval = ownField(options, 'pauseForApproval') === true;
+  const allowTools = ownField(options, 'allowTools');
+  // An agent tool asks for no approval itself, but its tools ask this run's `approve`.
+  const mayAsk = router.tools.some(
+    (tool) =>
+      (toolNeedsApproval(tool) || (tool.effects ?? 'read') !== 'read') &&
+      !isAllowedWithoutAsking(tool.name, allowTools),
+  );
+  if (!resume && !pauseForApproval && !(approve !== undefined && mayAsk)) return directEffects(ask);
+  const asksTogether = pauseForApproval || resume?.state.approvalsTogether === true;
+  return new RecordedEffects({
+    approver: pausingApprover(approve, pauseForApproval, resume),
+    asksTogether,
+    replay: resume?.state.journal,
+    beforeLive: resume && ((name) => resume.checkLive(name)),
+  });
+}
+
 /** The run's result with a stop reason. */
 export function finish(run: Run, status: StopReason, extra: FinishExtra = {}): RunResult {
-  const { options, steps, budget } = run;
-  const trajectory = options.earlierTrajectories === 'summary' ? summarizeTrajectory(steps) : undefined;
+  const { settings, steps, budget } = run;
+  const trajectory = settings.earlierTrajectories === 'summary' ? summarizeTrajectory(steps) : undefined;
   return {
     status,
     ...extra,
     question: run.question,
-    messages: conversationAfter(run.callerOptions, extra.answer, trajectory),
-    modelId: options.model.id,
+    messages: conversationAfter(settings, extra.answer, trajectory),
+    modelId: settings.model.id,
     steps,
     usage: budget.usage,
     usageByModel: budget.usageByModel,
@@ -131,148 +198,8 @@ export function finish(run: Run, status: StopReason, extra: FinishExtra = {}): R
 
 /** The result of a run stopped by its signal: `budget` when its own clock ran out, `aborted` otherwise. */
 export function stopped(run: Run): RunResult {
-  const { clock, callerOptions } = run;
-  return clock?.signal.aborted && !callerOptions.signal?.aborted
-    ? finish(run, 'budget', { error: `time budget: the run took longer than ${callerOptions.timeoutMs} ms.` })
-    : finish(run, 'aborted', { error: abortedMessage(callerOptions.signal) });
-}
-
-/**
- * The next model call, or the limit that stops the run before it. The step limit is checked before the
- * hooks run (no summary is written for a run that stops here), the budget on the request they prepared
- * (compaction, `prepareStep`). The call `forceFinalAnswer` asks for is not limited, but a hook's own model
- * call always is: a hook that lets its `generate`'s {@link BudgetExceededError} through stops the run with
- * `budget` (the forced call included: the hook could not do what it needed for it).
- *
- * @throws {Error} when a hook fails (`prepareStep failed: ...`).
- */
-export async function* nextCall(run: Run, index: number): AsyncGenerator<AgentEvent, PreparedCall | Limit> {
-  const { options, budget } = run;
-  if (!run.forcing && run.actionSteps >= (options.maxSteps ?? DEFAULT_MAX_STEPS))
-    return { status: 'max_steps' };
-  let call: PreparedCall;
-  try {
-    call = yield* prepareCall({
-      plan: run.plan,
-      options,
-      router: run.router,
-      budget,
-      step: index,
-      steps: run.steps,
-      sendStop: run.stopState.send,
-      forced: run.forcing !== undefined,
-    });
-  } catch (error) {
-    if (error instanceof BudgetExceededError) return { status: 'budget', error: error.message };
-    throw error;
-  }
-  const overBudget = run.forcing ? undefined : budget.check(call.request);
-  return overBudget === undefined ? call : { status: 'budget', error: overBudget };
-}
-
-/**
- * The model call, with `fallbackModels` after it, each with its own `modelTimeoutMs` clock. With a durable
- * journal (the seam a durable engine records side effects through) the call is recorded whole, so it is not
- * streamed, and a resumed run gets the recorded turn; a pause/resume recorder records the streamed call.
- * A streamed call that is aborted once sent is recorded in the run's budget before the abort is rethrown:
- * its usage estimated from the request and the text received (`estimated: true`), as for a cut stream.
- *
- * @throws what the last model tried throws.
- */
-export async function* callModel(
-  run: Run,
-  call: PreparedCall,
-  index: number,
-): AsyncGenerator<AgentEvent, AnsweredBy> {
-  const { options, plan } = run;
-  const turnOptions = {
-    stream: options.streaming ?? true,
-    labels: options.labels,
-    stopState: run.stopState,
-    cut: !plan.native,
-    step: index,
-    maxChars: maxTurnChars(options.maxOutputTokens),
-    // A streamed call aborted mid-way (the run's abort, its clock, `modelTimeoutMs`) still spent tokens:
-    // counted (estimated) in the run's usage, cost and budgets before the loop ends the run or falls back.
-    onAborted: (usage: ModelUsage, text: string, modelId: string) => {
-      run.budget.record(call.request, usage, text, modelId);
-    },
-  };
-  const { journal } = options;
-  if (journal && !recorderOf(journal)) {
-    return await journaledTurn(journal, index, call.request, options.modelTimeoutMs, (attempt) =>
-      drain(callWithFallbacks(call.models, attempt, { ...turnOptions, stream: false })),
-    );
-  }
-  return yield* recordedTurn(journal, index, () =>
-    callWithFallbacks(call.models, call.request, { ...turnOptions, modelTimeoutMs: options.modelTimeoutMs }),
-  );
-}
-
-/**
- * Reads a response into a step: parsed (text mode, the stream cut then the parser, the same streamed or
- * not) or read from the tool call (native mode, after `repairToolCall` had its chance, whose model calls
- * are yielded as `hook-model-end` events). Records its usage, and that of the repair's model calls.
- */
-export async function* readStep(
-  run: Run,
-  call: PreparedCall,
-  answered: AnsweredBy,
-  index: number,
-  modelStartedMs: number,
-): AsyncGenerator<AgentEvent, { step: Step; droppedText?: string }> {
-  const { options, plan } = run;
-  const { router, request } = call;
-  const { modelId } = answered;
-  // Recorded before a repair's model calls, which are checked against the budget it leaves.
-  const costUsd = run.budget.record(request, answered.response.usage, answered.response.text, modelId);
-  const { response, repairs, events } = plan.native
-    ? await repairToolCalls(answered.response, index, request.messages, router, options, run.budget)
-    : { response: answered.response, repairs: undefined, events: [] };
-  yield* events;
-  const reading = plan.native
-    ? {
-        turn: finalAnswerTurn(response, plan.answer) ?? nativeTurn(response, router.tools, options.labels),
-        ...nativeStepText(response),
-        droppedText: undefined,
-      }
-    : readTextStep(response, { tools: router.names, labels: options.labels });
-  const { turn, reasoning } = reading;
-  const toolCall = plan.native && turn.type === 'action' ? response.toolCalls?.[0] : undefined;
-  const step: Step = {
-    index,
-    modelText: response.text,
-    transcriptText: reading.transcriptText,
-    turn,
-    usage: response.usage,
-    finishReason: response.finishReason,
-    modelDurationMs: Math.round(performance.now() - modelStartedMs),
-    ...(costUsd !== undefined && { costUsd }),
-    ...(toolCall && { toolCall }),
-    ...(reasoning !== undefined && { reasoning }),
-    ...(modelId !== options.model.id && { modelId }),
-    ...(repairs && { toolCallRepairs: repairs }),
-  };
-  return { step, ...(reading.droppedText !== undefined && { droppedText: reading.droppedText }) };
-}
-
-/** A model error worded for the result; a per-call timeout says how far the call got. */
-export function modelErrorMessage(error: unknown, options: AgentOptions): string {
-  // A ModelTimeoutError says how far the call got ("no response headers within 120 s").
-  if (error instanceof ModelTimeoutError && options.modelTimeoutMs === undefined) return error.message;
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    const what =
-      error instanceof ModelTimeoutError ? error.what : `no answer within ${options.modelTimeoutMs} ms`;
-    return `The model call failed: ${what} (modelTimeoutMs: ${options.modelTimeoutMs} ms).`;
-  }
-  // A ModelCallError already says "Model call to <id> failed: ...".
-  if (error instanceof Error && error.name === 'ModelCallError') return error.message;
-  return `The model call failed: ${errorMessage(error)}`;
-}
-
-/** Runs a generator to its end, passing over what it yields, and returns its result. */
-export async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T> {
-  let next = await generator.next();
-  while (!next.done) next = await generator.next();
-  return next.value;
+  const { clock, outerSignal, settings } = run;
+  return clock?.signal.aborted && !outerSignal?.aborted
+    ? finish(run, 'budget', { error: `time budget: the run took longer than ${settings.timeoutMs} ms.` })
+    : finish(run, 'aborted', { error: abortedMessage(outerSignal) });
 }

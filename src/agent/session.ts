@@ -6,7 +6,8 @@
  */
 import type { AgentMessage } from './conversation.js';
 import { streamAgent } from './loop.js';
-import type { AgentEvent, AgentOptions, RunResult } from './types.js';
+import type { AgentConfig } from './options.js';
+import type { AgentEvent, RunResult } from './types.js';
 
 /**
  * Where conversations are kept. {@link createMemoryStore} keeps them in memory; `createFileStore` (from
@@ -31,7 +32,7 @@ export function createMemoryStore(): ConversationStore {
 }
 
 /** Options for {@link createSession}: the run's options without the conversation, plus where it is kept. */
-export type SessionOptions<O = unknown> = Omit<AgentOptions<O>, 'question' | 'messages'> & {
+export type SessionOptions<O = unknown> = AgentConfig<O> & {
   /** @default createMemoryStore() */
   store?: ConversationStore;
   /** The conversation to continue. @default a new random id */
@@ -43,9 +44,9 @@ export interface Session<O = unknown> {
   /** The conversation's id in the store. */
   readonly conversationId: string;
   /** Asks `text` as the next user message; resolves with the run's result (its `messages` are stored). */
-  send(text: string, overrides?: Partial<AgentOptions<O>>): Promise<RunResult<O>>;
+  send(text: string, overrides?: Partial<AgentConfig<O>>): Promise<RunResult<O>>;
   /** Like {@link send}, yielding the run's events as they happen. */
-  stream(text: string, overrides?: Partial<AgentOptions<O>>): AsyncGenerator<AgentEvent, RunResult<O>>;
+  stream(text: string, overrides?: Partial<AgentConfig<O>>): AsyncGenerator<AgentEvent, RunResult<O>>;
   /** The conversation so far. */
   messages(): Promise<AgentMessage[]>;
 }
@@ -65,14 +66,14 @@ export function createSession<O = unknown>(options: SessionOptions<O>): Session<
   const { store = createMemoryStore(), conversationId = randomId(), ...agentOptions } = options;
   async function* stream(
     text: string,
-    overrides: Partial<AgentOptions<O>> = {},
+    overrides: Partial<AgentConfig<O>> = {},
   ): AsyncGenerator<AgentEvent, RunResult<O>> {
     const earlier = await store.load(conversationId);
     const run = streamAgent<O>({
       ...agentOptions,
       ...overrides,
       messages: [...earlier, { role: 'user', content: text }],
-    } as AgentOptions<O>);
+    });
     let next = await run.next();
     while (!next.done) {
       await store.record(conversationId, next.value);

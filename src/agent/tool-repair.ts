@@ -18,14 +18,15 @@ import type {
 } from '../models/types.js';
 import type { ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
-import { journalOf } from './act.js';
+import { recordedCall } from './effects.js';
 import { type Budget, requestTokens } from './budget.js';
 import { BudgetExceededError, InvalidToolInputError, NoSuchToolError } from './errors.js';
 import { FINAL_ANSWER_TOOL } from './final-answer.js';
 import type { RepairToolCallFunction, RepairToolCallOptions } from './hook-types.js';
 import { toolDefinitions } from './native.js';
 import { callAction } from './native-calls.js';
-import type { AgentEvent, AgentOptions, ToolCallRepair } from './types.js';
+import type { Run } from './run.js';
+import type { AgentEvent, ToolCallRepair } from './types.js';
 
 export type { RepairToolCallFunction, RepairToolCallOptions };
 
@@ -60,13 +61,13 @@ export interface RepairedResponse {
  * model calls a repair makes through `generate` are recorded in `budget`, replayed ones too.
  */
 export async function repairToolCalls(
+  run: Run,
   response: ModelResponse,
   step: number,
   messages: ModelMessage[],
   router: ToolRouter,
-  options: AgentOptions,
-  budget: Budget,
 ): Promise<RepairedResponse> {
+  const { budget, settings: options } = run;
   const repair = options.repairToolCall;
   const calls = response.toolCalls;
   const events: AgentEvent[] = [];
@@ -103,7 +104,7 @@ export async function repairToolCalls(
       inputSchema: ({ toolName }: { toolName: string }) => schemaOf(router, toolName),
     };
     let ran = false;
-    const journaled = await journalOf(options)(`step-${step}-repair-${i + 1}`, () => {
+    const journaled = await recordedCall(run.effects, `step-${step}-repair-${i + 1}`, () => {
       ran = true;
       return callRepair(repair, args, { budget, count, signal: options.signal });
     });

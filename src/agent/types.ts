@@ -4,16 +4,33 @@
  * @module
  */
 
-import type { Tracer } from '@opentelemetry/api';
-import type { PriceTable } from '../models/pricing.js';
-import type { FinishReason, Model, ModelRetry, ModelToolCall, ModelUsage } from '../models/types.js';
-import type { FewShotExample } from '../react/examples.js';
-import type { LabelSet } from '../react/labels.js';
+import type { FinishReason, ModelRetry, ModelToolCall, ModelUsage } from '../models/types.js';
 import type { Turn } from '../react/turn.js';
-import type { Tool, ToolEffects } from '../tools/types.js';
-import type { AgentMessage } from './conversation.js';
-import type { OnStepEndFunction, PrepareStepFunction, RepairToolCallFunction } from './hook-types.js';
-import type { AnswerCheck, OutputSchema } from './output.js';
+import type { ToolEffects } from '../tools/types.js';
+
+/** A content part as AI SDK messages carry it; only `text` parts are read. */
+export interface AgentMessagePart {
+  type: string;
+  text?: string;
+}
+
+/**
+ * One message of a conversation. User and assistant turns carry plain text, as a string or as AI SDK
+ * text parts (`[{ type: 'text', text }]`), so AI SDK `ModelMessage`s with text content fit as they are.
+ * An assistant message's other parts (reasoning, tool calls) and `tool` messages belong to earlier
+ * trajectories: they are kept in the conversation but not sent to the model.
+ */
+export type AgentMessage =
+  | {
+      role: 'user' | 'assistant';
+      content: string | readonly AgentMessagePart[];
+      /**
+       * The trajectory behind an assistant answer, summarised (see
+       * `prompt.earlierTrajectories`). Set by taoloop on the answer it adds.
+       */
+      trajectory?: string;
+    }
+  | { role: 'tool'; content: readonly unknown[] };
 
 /** A tool call waiting for a person's (or a policy's) decision. */
 export interface ApprovalRequest {
@@ -142,289 +159,17 @@ export type StopReason =
   | 'paused';
 
 /**
- * OpenTelemetry for a run: spans go to `tracer` (from your SDK setup, or `otlpTracer`), following the
- * GenAI semantic conventions (see `withTelemetry`).
+ * An observer of a run's events (`hooks.observers`): telemetry, logging, metrics. It sees every event
+ * before the run's consumer does, and cannot change it.
  */
-export interface TelemetryOptions {
-  tracer: Tracer;
-  /** `gen_ai.agent.name`. @default 'taoloop' */
-  agentName?: string;
-}
-
-/**
- * Options for {@link streamAgent} and {@link runAgent}. `O` is the type of a typed answer (`output`).
- * Give the task as `question` or as the conversation so far (`messages`), not both.
- */
-export interface AgentOptions<O = unknown> {
-  /** The model to call. */
-  model: Model;
+export interface RunObserver {
+  /** Called with each event, in order; the run waits for a returned promise. A throw is swallowed. */
+  event(event: AgentEvent): void | Promise<void>;
   /**
-   * The question or task. Same as `messages: [{ role: 'user', content: question }]`.
-   * @default none: give `question` or `messages`
+   * Called once when the run ends without its `run-end` event (its consumer stopped reading, or it threw),
+   * so the observer can close what it has open. A throw is swallowed.
    */
-  question?: string;
-  /**
-   * The conversation so far, ending with the user's question: user and assistant turns with plain text
-   * content (a string or AI SDK text parts, so AI SDK `ModelMessage`s with text fit). Earlier turns are
-   * sent to the model as chat messages before the current question; earlier trajectories (tool calls,
-   * reasoning, `tool` messages) are not sent again (see `earlierTrajectories`).
-   * `RunResult.messages` is this list plus the run's answer, so a follow-up is one spread away.
-   * @throws {AgentConfigError} (from the run) for a system message, a user message with an image or file
-   * part, or a conversation whose last turn is not the user's.
-   * @default none: give `question` or `messages`
-   */
-  messages?: readonly AgentMessage[];
-  /**
-   * `'drop'`: earlier answers are sent without the steps behind them. `'summary'`: this run's answer in
-   * `RunResult.messages` carries a one-line summary of its actions and observations (`trajectory`), and
-   * earlier answers that carry one are sent with it.
-   * @default 'drop'
-   */
-  earlierTrajectories?: 'drop' | 'summary';
-  /**
-   * A schema for the answer (zod 4 or any Standard Schema). The model writes the answer as JSON (text
-   * mode: after `Answer:`; native mode: through a `final_answer` tool; embedded llama.cpp models: under a
-   * grammar derived from the schema's JSON Schema). `RunResult.output` is the parsed, validated value.
-   * An answer that does not validate is sent back as an observation saying what is wrong, at most
-   * `maxAnswerCorrections` times; corrections do not use up `maxSteps`.
-   * @default none (the answer is plain text)
-   */
-  output?: OutputSchema<O>;
-  /**
-   * Checks on an answer before the run accepts it; one returning a message refuses the answer, and the
-   * message goes back to the model as the observation. Refusals count with `maxAnswerCorrections`.
-   * @default none (every answer that parses is accepted)
-   */
-  checkAnswer?: AnswerCheck<O> | readonly AnswerCheck<O>[];
-  /**
-   * Refused answers (invalid JSON, schema mismatch, a `checkAnswer` refusal) sent back for correction
-   * before the run stops with `format_errors`. They do not use up `maxSteps`.
-   * @default 2
-   */
-  maxAnswerCorrections?: number;
-  /**
-   * When the run hits `maxSteps` or its token or cost budget without an answer, make one last model call
-   * without tools asking for the best answer from the evidence so far. A usable answer ends the run
-   * `answered` with `forced: true` on the result. (A time budget or an abort does not get the call.)
-   * @default false
-   */
-  forceFinalAnswer?: boolean;
-  /** Tools the model may call; nothing else runs. */
-  tools: readonly Tool[];
-  /** Steps (model turns that act or answer) before the run stops with `max_steps`. @default 8 */
-  maxSteps?: number;
-  /**
-   * Unusable turns in a row before the run stops with `format_errors`. Each one is sent back to the model
-   * as an observation saying how to fix the format; they do not use up `maxSteps`. @default 2
-   */
-  maxConsecutiveFormatErrors?: number;
-  /**
-   * Token budget for the run (input plus output, as reported; estimated at 4 characters a token when a
-   * provider does not report). The run stops with `budget` before a call that would start over it.
-   * Format retries count too.
-   * @default none (no token budget)
-   */
-  maxTokens?: number;
-  /**
-   * Cost budget for the run in USD, from `prices`. The run stops with `budget` before a call whose
-   * input alone would go over it.
-   * @throws {AgentConfigError} (from the run) when no price is known for the model.
-   * @default none (no cost budget)
-   */
-  maxCostUsd?: number;
-  /**
-   * Prices in USD per million input and output tokens, by model id or prefix, merged over
-   * {@link DEFAULT_PRICES} (yours win). @default {} (only {@link DEFAULT_PRICES})
-   */
-  prices?: PriceTable;
-  /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. @default none */
-  timeoutMs?: number;
-  /**
-   * Limit for one model call (each attempt of it, in a durable run) in milliseconds; a call past it
-   * fails the run with `error`, saying how far it got (`no response headers within 120 s`, `the stream
-   * stalled for 95 s ...`). There is no default:
-   * without it a call waits as long as the HTTP client lets it (Node's fetch gives up after 300 s without
-   * response headers, or 300 s without body data, and the AI SDK retries twice). The CLI's
-   * `--model-timeout` defaults to 2 minutes.
-   * @default undefined (no limit of taoloop's own)
-   */
-  modelTimeoutMs?: number;
-  /**
-   * Models that take a call when the model before them fails after its own retries (HTTP 5xx, overload,
-   * a context-length error, a timeout of `modelTimeoutMs`, a refused connection): the same request goes to
-   * the next model, a `model-fallback` event says so, and the step records which model answered
-   * (`step.modelId`), so its usage and cost are that model's (`result.usageByModel`). A run that was
-   * aborted does not fall back. Each step starts again with the first model.
-   * @default [] (no fallback)
-   */
-  fallbackModels?: readonly Model[];
-  /** Sampling temperature (no unit: 0 is the most deterministic; the provider's range, often 0 to 2). @default 0 */
-  temperature?: number;
-  /**
-   * Cap on tokens per model turn, sent to the provider. The loop also cuts a turn on its side at
-   * {@link maxTurnChars}, derived from this, so a server that ignores the cap cannot send an unbounded
-   * turn. @default undefined (the provider's default)
-   */
-  maxOutputTokens?: number;
-  /** Per-call tool timeout in milliseconds. @default each tool's `timeoutMs`, else 30000 */
-  toolTimeoutMs?: number;
-  /**
-   * Asked before any tool whose effects are not `'read'` (or whose `needsApproval` is true) runs.
-   * Without it such calls are rejected: nothing with side effects runs unless someone said yes.
-   *
-   * The call runs only when the answer is an object whose own `type` is exactly `'approve'` (or an edit
-   * whose own `type` is `'edit'` with an own string `input`); anything else is a rejection. Only a native
-   * `Promise` returned by `approve` is awaited: any other value, a thenable included, is read as it is, by
-   * its own fields (`{ type: 'reject', then() {…} }` is a rejection, whatever its `then` would give).
-   *
-   * This option, `allowTools`, `pauseForApproval`, `journal` and `secret` (and a tool's `needsApproval`)
-   * are read as own properties of the options object: an inherited value (from a prototype, say one that
-   * prototype pollution reached) counts as absent, so it never lets a side effect happen.
-   * @default none (every call that needs approval is rejected, unless `allowTools` names its tool)
-   */
-  approve?: ApproveFn;
-  /**
-   * End the run with status `paused` when a tool call needs approval, instead of asking `approve`: the
-   * result carries the request (`pending`) and a JSON-serialisable `state` that `resumeAgent` continues
-   * from, in any process and at any later time, without repeating a model or tool call that happened.
-   * `approve` can also pause case by case by answering `{ type: 'pause' }`.
-   * @throws {AgentConfigError} (from the run) together with `journal` (a durable engine waits for
-   * approvals itself).
-   * @default false
-   */
-  pauseForApproval?: boolean;
-  /**
-   * Signs a paused run's `state` (HMAC-SHA256 through Web Crypto's `crypto.subtle`) and, on resume,
-   * refuses a state whose signature does not match (`RunStateError`), or that has none. Use it whenever
-   * the state leaves your server (a browser, a queue): an unsigned state is trusted as it is (a recorded
-   * rejection edited into an approval is refused only where the run went on without that call). A string of
-   * at least 32 characters (e.g. 32 random bytes, base64).
-   *
-   * A signature says the state came from your server, not whose it is: anyone holding a state signed with
-   * this secret can resume it. To tie a state to a user or a conversation, sign with a secret derived for
-   * them from the request's authenticated identity (e.g. `` `${process.env.RUN_SECRET}:${userId}` ``), so
-   * another user's state fails its signature.
-   * @default undefined (states are not signed)
-   */
-  secret?: string;
-  /**
-   * Runs each side effect (model call, approval, tool call, read tools included) through a journal, for
-   * durable execution: a resumed run gets the recorded results, so it continues from exactly the
-   * observations the model saw. What is journaled per call is bounded: the turn (capped at
-   * {@link maxTurnChars}), the observation as the model saw it (never a tool's full output) and the
-   * tool's {@link Tool.snapshot} (restored when a call is replayed). With a journal, model calls are not
-   * streamed (a journal records whole results).
-   * @default a pass-through that just calls the effect
-   */
-  journal?: Journal;
-  /**
-   * Identifies the run in each tool call's `context.callId` (`<runId>:step-<n>`), the idempotency key of
-   * tools with external effects. A durable engine passes its run (workflow) ID, which is the same on
-   * every attempt. @default a random UUID per run
-   */
-  runId?: string;
-  /**
-   * OpenTelemetry: spans for the run, each model call and each tool call (GenAI semantic conventions).
-   * @default undefined (off, no cost)
-   */
-  telemetry?: TelemetryOptions;
-  /** Tools that run without asking, by name, or `'all'`. @default [] */
-  allowTools?: readonly string[] | 'all';
-  /**
-   * Ends the run with status `aborted`, cancelling the model request or tool in flight. The result's
-   * `error` gives the abort's reason when it has one (`controller.abort(new Error('the user left'))`:
-   * `The run was aborted: the user left.`). @default none (the run is not abortable from outside)
-   */
-  signal?: AbortSignal;
-  /** Protocol labels. @default ENGLISH_LABELS */
-  labels?: LabelSet;
-  /** Extra instructions appended to the system prompt. @default none */
-  instructions?: string;
-  /** Few-shot examples, rendered in `labels` (structured) or used as written (string). @default none (zero-shot) */
-  examples?: string | readonly FewShotExample[];
-  /**
-   * Language for the content of thoughts and answers when the labels stay English, e.g. `'Portuguese'`.
-   * @default none (the prompt asks for no particular language)
-   */
-  contentLanguage?: string;
-  /**
-   * The model's context window in tokens. When the transcript would not fit, the `compaction` strategy
-   * shortens it (by default the oldest observations become a marker; never the system prompt, the
-   * question or the latest step).
-   * @default the model's `contextWindowTokens`, else a known value for the model id, else no limit
-   */
-  contextWindowTokens?: number;
-  /**
-   * How the transcript is kept inside `contextWindowTokens`: a {@link PrepareStepFunction} that runs
-   * before each model call, ahead of `prepareStep`. `markerCompaction()` shortens the oldest observations
-   * to a marker; `summaryCompaction({ model })` replaces old observations with a summary that model
-   * writes. `false` sends every step whole (a call may then pass the window).
-   * @default markerCompaction()
-   */
-  compaction?: PrepareStepFunction | false;
-  /**
-   * Changes the next model call: the model, the tools offered (`activeTools`), extra `instructions`, the
-   * `messages`, `temperature`, `maxOutputTokens`, for that call only (the AI SDK's `prepareStep`). Runs
-   * before every model call, after `compaction`. A throw ends the run with status `error` and
-   * `error: 'prepareStep failed: <message>'`.
-   * @default undefined (every call as the options say)
-   */
-  prepareStep?: PrepareStepFunction;
-  /**
-   * Observes each finished step (the `step-end` event's step) before the next model call; the run waits
-   * for it. A throw does not break the run: it is reported as a `hook-error` event.
-   * @default undefined
-   */
-  onStepEnd?: OnStepEndFunction;
-  /**
-   * Native mode: fixes a tool call that names an unknown tool or whose input does not validate, before the
-   * model is told what was wrong (the AI SDK's `experimental_repairToolCall`). It gets the call, the error
-   * (`NoSuchToolError` or `InvalidToolInputError`), the step's messages and tools, and `generate` to call a
-   * model (counted in the run's usage, `usageByModel`, cost and budgets), and returns the call to run
-   * instead (for example one a second model wrote) or `null`. A repaired call that still cannot run,
-   * `null` and a throw all get the usual corrective observation; each attempt is kept on the step
-   * (`toolCallRepairs`). Ignored in text mode.
-   * @default undefined (no repair)
-   */
-  repairToolCall?: RepairToolCallFunction;
-  /**
-   * Let the provider's prompt cache serve the part of each request that the previous one already sent:
-   * Anthropic requests carry cache breakpoints (the system prompt and the newest message); OpenAI and
-   * OpenAI-compatible servers (llama.cpp server, vLLM) cache the stable prefix on their own. Cached input
-   * is billed at the cache prices of the price table. `false` sends no breakpoints.
-   * @default true
-   */
-  promptCaching?: boolean;
-  /**
-   * Repeats of the same action (tool and input) with the same observation that stop the run with
-   * `repeated_action`. Earlier repeats are answered with a note that the action was already done.
-   * @default 3
-   */
-  maxRepeatedActions?: number;
-  /** Use the model's `stream()` when it has one, emitting `model-delta` events. @default true */
-  streaming?: boolean;
-  /**
-   * `'text'`: the ReAct text protocol (Thought / Action: tool[input] / Observation), as in the paper.
-   * `'native'`: tools are sent as functions and the provider's tool calls are read; thoughts are the text
-   * before a call. `'auto'`: native when the model supports tool calling, text otherwise. The loop,
-   * limits, approval and trace are the same in every mode.
-   * @default 'text'
-   */
-  mode?: 'text' | 'native' | 'auto';
-  /**
-   * Native mode, when the model makes several tool calls in one step: how many read tools run at the same
-   * time. Tools with side effects always run one at a time, each after its own approval. @default 4
-   */
-  toolConcurrency?: number;
-  /**
-   * Native mode: `false` asks for one tool call per step. The request turns parallel tool calls off where
-   * the provider has such a setting (the AI SDK's OpenAI `parallelToolCalls: false`, Anthropic
-   * `disableParallelToolUse: true`; an OpenAI-compatible server gets `parallel_tool_calls: false`); a
-   * provider without one (Google) may still return several, and then the first runs and each other call is
-   * answered that it was not run, never dropped without a word. Text mode runs one action per step anyway.
-   * @default true (the provider's default: every call of a step runs, see {@link toolConcurrency})
-   */
-  parallelToolCalls?: boolean;
+  abandon?(): void;
 }
 
 /** Usage summed over a run; a field stays `undefined` when no call reported it. */
@@ -628,21 +373,3 @@ export type AgentEvent =
    */
   | { type: 'agent-event'; step: number; call?: number; path: string[]; event: AgentEvent }
   | { type: 'run-end'; result: RunResult };
-
-/**
- * Options for `resumeAgent` and `streamResumedAgent`: the options of the run that paused (the same model,
- * tools and limits, so that the replayed journal matches), plus its `state` and a decision per pending
- * request. The conversation comes from the state; a `question` or `messages` given too must be the same.
- */
-export type ResumeOptions<O = unknown> = AgentOptions<O> & {
-  /** `result.state` of the paused run, as stored (parsed JSON). Checked before anything runs. */
-  state: RunState;
-  /**
-   * A decision for each pending request, keyed by its id (`result.pending[i].id`): `{ type: 'approve' }`,
-   * `{ type: 'reject', reason? }` or `{ type: 'edit', input }`. Read like an approver's answer, failing
-   * closed: anything else (a wrong shape, `true`, `'yes'`) is a rejection.
-   * @throws {RunStateError} (from the run) for a decision whose id the state does not wait for (from an
-   * earlier pause, or another run), and for a pending request left without a decision.
-   */
-  decisions: Readonly<Record<string, unknown>>;
-};

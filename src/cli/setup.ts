@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { z } from 'zod';
-import type { AgentOptions } from '../agent/types.js';
+import type { AgentConfig, AgentInput } from '../agent/options.js';
 import { chooseModel } from '../models/choose.js';
 import { ModelConfigError } from '../models/errors.js';
 import { DEFAULT_PRICES, findPrice, type PriceTable } from '../models/pricing.js';
@@ -58,7 +58,7 @@ export interface PrepareContext {
 
 /** A run ready to start: the loop's options (no signal yet) and what the front end needs around them. */
 export interface PreparedRun {
-  agent: AgentOptions;
+  agent: AgentConfig;
   messages: CliMessages;
   /** For the trace header. */
   meta: { cli: RecordedCliOptions; command: CliCommand; cwd: string; config?: string };
@@ -76,11 +76,11 @@ export async function prepareRun(
   question: string,
   options: RunCommandOptions,
   context: PrepareContext,
-): Promise<PreparedRun> {
+): Promise<PreparedRun & { input: AgentInput }> {
   if (!question.trim())
     throw new UsageError(fill(CLI_MESSAGES[options.lang].emptyQuestion, { command: context.command }));
   const prepared = await prepareAgent(options, context);
-  return { ...prepared, agent: { ...prepared.agent, question } };
+  return { ...prepared, input: { question } };
 }
 
 /**
@@ -121,23 +121,29 @@ export async function prepareAgent(
     examples?.preamble,
     options.system,
   ].filter((part): part is string => Boolean(part?.trim()));
-  const agent: AgentOptions = {
+  const agent: AgentConfig = {
     model,
     tools,
     maxSteps: options.maxSteps,
-    mode: options.mode,
-    labels: LABEL_SETS[options.lang],
-    streaming: options.stream,
-    allowTools: cli.allowTools,
-    ...(fallbackModels.length > 0 && { fallbackModels }),
-    ...optional('maxCostUsd', options.maxCost),
-    ...optional('prices', prices),
-    ...optional('timeoutMs', options.timeout),
-    // A person typing a turn takes as long as it takes: no per-call limit for `--model human`.
-    ...(!humanModel && optional('modelTimeoutMs', options.modelTimeout)),
-    ...(!humanModel && optional('maxOutputTokens', options.maxOutputTokens)),
     ...(instructions.length > 0 && { instructions: instructions.join('\n\n') }),
-    ...(examples && examples.examples.length > 0 && { examples: examples.examples }),
+    limits: {
+      allowTools: cli.allowTools,
+      ...optional('maxCostUsd', options.maxCost),
+      ...optional('prices', prices),
+      ...optional('timeoutMs', options.timeout),
+      // A person typing a turn takes as long as it takes: no per-call limit for `--model human`.
+      ...(!humanModel && optional('modelTimeoutMs', options.modelTimeout)),
+    },
+    modelSettings: {
+      mode: options.mode,
+      streaming: options.stream,
+      ...(fallbackModels.length > 0 && { fallbackModels }),
+      ...(!humanModel && optional('maxOutputTokens', options.maxOutputTokens)),
+    },
+    prompt: {
+      labels: LABEL_SETS[options.lang],
+      ...(examples && examples.examples.length > 0 && { examples: examples.examples }),
+    },
   };
   return {
     agent,

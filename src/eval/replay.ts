@@ -151,8 +151,8 @@ export async function replayTaoloop(run: RecordedRun): Promise<ReplayedRun> {
     question: run.claim,
     tools: [served('search'), served('lookup')],
     maxSteps: PAPER_MAX_STEPS,
-    labels: { ...ENGLISH_LABELS, question: ['Claim', 'Question'] },
-    streaming: false,
+    prompt: { labels: { ...ENGLISH_LABELS, question: ['Claim', 'Question'] } },
+    modelSettings: { streaming: false },
   });
   const answer = result.status === 'answered' ? (result.answer ?? null) : null;
   return {

@@ -10,7 +10,7 @@
  */
 
 import { runAgent } from '../agent/loop.js';
-import { addUsage } from '../agent/model-call.js';
+import { addUsage } from '../agent/usage.js';
 import type { RunResult } from '../agent/types.js';
 import { addCost, type PriceTable } from '../models/pricing.js';
 import type { Model } from '../models/types.js';
@@ -177,10 +177,8 @@ export function evalAgentOptions(input: EvalAgentInput) {
   return {
     question: input.question,
     maxSteps: input.maxSteps,
-    labels: input.kind === 'fever' ? FEVER_LABELS_SET : ENGLISH_LABELS,
-    examples: prompt.examples,
-    temperature: 0,
-    streaming: false,
+    prompt: { labels: input.kind === 'fever' ? FEVER_LABELS_SET : ENGLISH_LABELS, examples: prompt.examples },
+    modelSettings: { temperature: 0, streaming: false },
     ...(instructions !== '' && { instructions }),
   };
 }
@@ -202,7 +200,7 @@ async function runAgentStrategy(
         maxSteps,
       }),
       ...(context.signal && { signal: context.signal }),
-      ...(context.prices && { prices: context.prices }),
+      ...(context.prices && { limits: { prices: context.prices } }),
     });
     return fromRunResult(result);
   } catch (error) {

@@ -10,7 +10,8 @@
  */
 import * as restate from '@restatedev/restate-sdk';
 import { runAgent } from '../agent/loop.js';
-import type { AgentOptions, Journal, RunResult } from '../agent/types.js';
+import type { AgentConfig } from '../agent/options.js';
+import type { Journal, RunResult } from '../agent/types.js';
 import { errorMessage } from '../util/own.js';
 import { answerPending, durableApprover, PENDING_KEY, type PendingApproval } from './approvals.js';
 
@@ -53,7 +54,7 @@ export interface EvalEpisode {
  * Agent options a worker builds for one run; the journal, approvals, abort signal and run ID (the
  * workflow ID, so a tool's `callId` is the same on every attempt) come from Restate.
  */
-export type DurableRunOptions = Omit<AgentOptions, 'journal' | 'approve' | 'signal' | 'runId'>;
+export type DurableRunOptions = Omit<AgentConfig, 'approve' | 'signal' | 'durable'> & { question: string };
 
 /** Options for {@link agentService}. */
 export interface AgentServiceOptions {
@@ -176,12 +177,11 @@ export function agentService(options: AgentServiceOptions) {
         try {
           result = await runAgent({
             ...runOptions,
-            journal: restateJournal(ctx, retry, maxEntryBytes),
             approve,
-            runId: ctx.key,
             // A worker that stops (SIGTERM) or loses Restate's connection cancels its calls in flight;
             // Restate runs the attempt again elsewhere from the journal.
             signal: ctx.request().attemptCompletedSignal,
+            durable: { journal: restateJournal(ctx, retry, maxEntryBytes), runId: ctx.key },
           });
         } catch (error) {
           // The loop throws for caller mistakes (an invalid tool list) and for a journal entry over its limit.

@@ -8,46 +8,43 @@
  *
  * @module
  */
-import type { Context, Span } from '@opentelemetry/api';
-import type { AgentEvent, RunResult, TelemetryOptions } from '../agent/types.js';
-
-export type { TelemetryOptions } from '../agent/types.js';
+import type { Context, Span, Tracer } from '@opentelemetry/api';
+import type { AgentEvent, RunObserver, RunResult } from '../agent/types.js';
 
 type Api = typeof import('@opentelemetry/api');
 
 /**
- * Passes a run's events through unchanged while recording spans for them.
+ * OpenTelemetry for a run: spans go to `tracer` (from your SDK setup, or `otlpTracer` in `taoloop/node`),
+ * following the GenAI semantic conventions.
+ */
+export interface TelemetryOptions {
+  tracer: Tracer;
+  /** `gen_ai.agent.name`. @default 'taoloop' */
+  agentName?: string;
+}
+
+/**
+ * An observer (`hooks.observers`) that records a run's spans: `invoke_agent` for the run, `chat` for each
+ * model call, `execute_tool` for each tool call. `@opentelemetry/api` is loaded on the first event. Give
+ * each run its own observer (it keeps the open spans of one run).
  *
  * @example
  * ```ts
  * const tracer = trace.getTracer('my-app');
- * for await (const event of withTelemetry(streamAgent(options), { tracer })) render(event);
+ * await runAgent({ model, tools, question, hooks: { observers: [openTelemetry({ tracer })] } });
  * ```
  */
-export async function* withTelemetry(
-  run: AsyncGenerator<AgentEvent, RunResult>,
-  options: TelemetryOptions,
-): AsyncGenerator<AgentEvent, RunResult> {
-  const api = await import('@opentelemetry/api');
-  const recorder = new SpanRecorder(api, options);
-  let finished = false;
-  try {
-    let next = await run.next();
-    while (!next.done) {
-      recorder.safely(next.value);
-      yield next.value;
-      next = await run.next();
-    }
-    finished = true;
-    return next.value;
-  } finally {
-    if (!finished) {
-      // The consumer stopped early (or the run threw): close the run, so its own cleanup runs (a streamed
-      // model call is cancelled), and end the spans still open.
-      recorder.abandon();
-      await run.return(undefined as never);
-    }
-  }
+export function openTelemetry(options: TelemetryOptions): RunObserver {
+  let recorder: SpanRecorder | undefined;
+  return {
+    async event(event) {
+      recorder ??= new SpanRecorder(await import('@opentelemetry/api'), options);
+      recorder.safely(event);
+    },
+    abandon() {
+      recorder?.abandon();
+    },
+  };
 }
 
 /** Turns events into spans; keeps the open spans of the current run. */

@@ -26,7 +26,7 @@ export interface ToolContext {
    * effect but before the result was journaled runs the call again, with the same `callId`. Tools with
    * external effects (`effects: 'external'` or `'write'`) should pass it on as an idempotency key (an
    * `Idempotency-Key` header, a unique column) so the effect happens once. Outside a durable run the run id
-   * is `AgentOptions.runId`, else a random UUID per run. Set on every call the loop makes; `undefined`
+   * is `durable.runId`, else a random UUID per run. Set on every call the loop makes; `undefined`
    * when the tool is called outside a run (`router.call` without a `callId`, or `tool.run` by hand).
    */
   readonly callId?: string | undefined;

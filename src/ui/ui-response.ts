@@ -12,7 +12,8 @@ import { streamAgent } from '../agent/loop.js';
 import { openResume, type ResumeInput } from '../agent/pause.js';
 import { RunStateError } from '../agent/pause-errors.js';
 import { streamResumedAgent } from '../agent/resume.js';
-import type { AgentEvent, AgentOptions, RunResult } from '../agent/types.js';
+import { type AgentConfig, runSettings } from '../agent/options.js';
+import type { AgentEvent, ApprovalDecision, RunResult, RunState } from '../agent/types.js';
 import { errorMessage, ownField } from '../util/own.js';
 import { abortAny } from '../util/signal.js';
 import { pausedRunIn } from './ui-resume.js';
@@ -59,7 +60,7 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
 }
 
 /** Options for {@link createAgentUIStreamResponse}: the run's options, without the conversation. */
-export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'messages'> & {
+export type AgentUIStreamResponseOptions = AgentConfig & {
   /** The request `useChat` sent (POST, JSON body `{ messages: UIMessage[] }`). Its signal aborts the run. */
   request: Request;
   /** Extra response headers. */
@@ -73,7 +74,7 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  * conversation, and returns the run as a UI message stream response (server-sent events, the AI SDK's
  * `createUIMessageStreamResponse`). Closing the request (the user left) aborts the run.
  *
- * With `pauseForApproval` (and a `secret`, required then), a tool call that needs approval ends the
+ * With `durable.pauseForApproval` (and a `durable.secret`, required then), a tool call that needs approval ends the
  * response with the AI SDK's tool approval request (the tool part's state is `approval-requested`) and a
  * `data-run-pause` part holding the signed run state. When the person answers (`addToolApprovalResponse`;
  * `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses` sends it), the next request
@@ -98,7 +99,8 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
  * ids from the last message's `data-run-pause` part, and record them as used with an atomic insert,
  * answering a post whose ids were already used without calling this.
  *
- * @throws {AgentConfigError} for `pauseForApproval` without a `secret`: the state goes through the browser.
+ * @throws {AgentConfigError} for `durable.pauseForApproval` without a `durable.secret`: the state goes
+ * through the browser.
  *
  * @example
  * ```ts
@@ -109,10 +111,10 @@ export type AgentUIStreamResponseOptions = Omit<AgentOptions, 'question' | 'mess
 export async function createAgentUIStreamResponse(options: AgentUIStreamResponseOptions): Promise<Response> {
   const { request, headers, onResult, ...agentOptions } = options;
   // Read as own properties, as the run reads them: an inherited `secret` is no secret.
-  const secret = ownField(agentOptions, 'secret');
-  if (ownField(agentOptions, 'pauseForApproval') === true && secret === undefined) {
+  const settings = runSettings(agentOptions);
+  if (ownField(settings, 'pauseForApproval') === true && ownField(settings, 'secret') === undefined) {
     throw new AgentConfigError(
-      'pauseForApproval in a chat route needs a `secret`: the paused run state goes to the browser and back, and only a signed state is resumed.',
+      'durable.pauseForApproval in a chat route needs a `durable.secret`: the paused run state goes to the browser and back, and only a signed state is resumed.',
     );
   }
   let run: { messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] };
@@ -128,9 +130,13 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
   const signal = agentOptions.signal ? abortAny([agentOptions.signal, request.signal]) : request.signal;
   const events: AsyncIterable<AgentEvent> =
     'resume' in run
-      ? streamResumedAgent({ ...agentOptions, ...run.resume, messages: run.messages, signal } as Parameters<
-          typeof streamResumedAgent
-        >[0])
+      ? streamResumedAgent({
+          ...agentOptions,
+          // Read like decisions from anywhere, failing closed; typed as decisions only for the call.
+          ...(run.resume as { state: RunState; decisions: Record<string, ApprovalDecision> }),
+          messages: run.messages,
+          signal,
+        })
       : streamAgent({ ...agentOptions, messages: run.messages, signal });
   const stream = toUIMessageStream(events, { tools: agentOptions.tools, ...(onResult && { onResult }) });
   const { createUIMessageStreamResponse } = await import('ai');
@@ -146,18 +152,19 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
  */
 async function readChatRequest(
   uiMessages: unknown,
-  agentOptions: Omit<AgentOptions, 'question' | 'messages'>,
+  agentOptions: AgentConfig,
 ): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] }> {
   const resume = pausedRunIn(uiMessages);
   if (resume) {
-    if (ownField(agentOptions, 'secret') === undefined) {
+    const settings = runSettings(agentOptions);
+    if (ownField(settings, 'secret') === undefined) {
       throw new RunStateError(
         'unsigned',
         'the last message continues a paused run, and this route resumes none (it has no `secret` to check the run state with).',
       );
     }
     const messages = uiMessagesToAgentMessages((uiMessages as unknown[]).slice(0, -1));
-    await openResume({ ...agentOptions, messages }, resume);
+    await openResume({ ...settings, messages }, resume);
     return { resume, messages };
   }
   const messages = uiMessagesToAgentMessages(uiMessages);

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { stepCallId } from '../agent/ids.js';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import type {
   AgentEvent,
@@ -178,14 +179,6 @@ function schemaToolNames(tools: readonly Tool[] | undefined): Set<string> {
   return new Set((tools ?? []).filter((t) => t.inputJsonSchema !== undefined).map((t) => t.name));
 }
 
-/**
- * The call id of step `n`'s action: `step-<n>`, and `step-<n>-call-<k>` for the step's `k`-th tool call
- * when a native step made several (`k` from 2).
- */
-export function toolCallId(step: number, call = 1): string {
-  return call > 1 ? `step-${step}-call-${call}` : `step-${step}`;
-}
-
 /** The chunks for one event (often none). */
 function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[] {
   switch (event.type) {
@@ -227,14 +220,14 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
     case 'agent-event':
       return nestedChunks(event, state);
     case 'approval-start': {
-      const id = toolCallId(event.step, event.call);
+      const id = stepCallId(event.step, event.call);
       return [
         ...openCall(state, id, event.request.tool, event.request.input),
         { type: 'tool-approval-request', approvalId: event.request.id, toolCallId: id },
       ];
     }
     case 'approval-end': {
-      const id = toolCallId(event.step, event.call);
+      const id = stepCallId(event.step, event.call);
       if (event.decision.type !== 'reject') {
         // A resumed run starts here: the client has the call's input from before the pause.
         state.open.add(id);
@@ -244,9 +237,9 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [{ type: 'tool-output-denied', toolCallId: id }, { type: 'finish-step' }];
     }
     case 'tool-start':
-      return openCall(state, toolCallId(event.step, event.call), event.tool, event.input);
+      return openCall(state, stepCallId(event.step, event.call), event.tool, event.input);
     case 'tool-end': {
-      const id = toolCallId(event.step, event.call);
+      const id = stepCallId(event.step, event.call);
       state.open.delete(id);
       const output: TaoloopUIMessageChunk = event.ok
         ? { type: 'tool-output-available', toolCallId: id, output: event.observation }

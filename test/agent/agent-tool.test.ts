@@ -155,7 +155,7 @@ test('a nested approval pauses the parent; resume goes back into the nested run,
     model: outer,
     question: 'Send hello.',
     tools: [agentTool({ name: 'helper', description: 'Sends mail.', model: inner, tools: [tool] })],
-    pauseForApproval: true,
+    durable: { pauseForApproval: true },
   };
   const paused = await runAgent(options);
   assert.equal(paused.status, 'paused');
@@ -187,13 +187,13 @@ test('budgets are shared: nested calls count in the parent usage and cost and st
     description: 'Adds.',
     model: inner,
     tools: [calculator],
-    prices,
+    limits: { prices },
   });
   const result = await runAgent({
     model: scriptedModel([ASK, PARENT_ANSWER], { usage }),
     question: '2 + 2?',
     tools: [helper],
-    prices,
+    limits: { prices },
   });
   assert.equal(result.usage.inputTokens, 400, 'two parent calls and two nested calls');
   assert.equal(result.usage.outputTokens, 40);
@@ -207,7 +207,7 @@ test('budgets are shared: nested calls count in the parent usage and cost and st
     model: scriptedModel([ASK, PARENT_ANSWER], { usage: big }),
     question: '2 + 2?',
     tools: [agentTool({ name: 'helper', description: 'Adds.', model: tight, tools: [calculator] })],
-    maxTokens: 2100,
+    limits: { maxTokens: 2100 },
   });
   assert.equal(tight.requests.length, 1);
   assert.match(
@@ -311,7 +311,7 @@ test('native mode: two calls of an agent tool in one step each run the nested ag
     },
   };
   const { events, result } = await collectRun(
-    streamAgent({ model, mode: 'native', question: 'q', tools: [helper] }),
+    streamAgent({ model, question: 'q', tools: [helper], modelSettings: { mode: 'native' } }),
   );
   assert.equal(result.status, 'answered');
   inner.assertAllUsed();

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { toApprovalDecision } from '../../src/agent/approval.js';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions, ApproveFn, Journal } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { ApproveFn, Journal } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import type { Tool } from '../../src/tools/types.js';
 
@@ -198,7 +199,7 @@ test('a recorded decision from the journal is read the same way: a malformed one
     const journal: Journal = async (name, effect) =>
       (name.endsWith('-approval') ? recorded : await effect()) as never;
     assertRefused(
-      await runWith(() => ({ type: 'approve' }), { journal }),
+      await runWith(() => ({ type: 'approve' }), { durable: { journal } }),
       `journal gave ${String(recorded)}`,
     );
   }
@@ -207,12 +208,12 @@ test('a recorded decision from the journal is read the same way: a malformed one
 test('allowTools allows only by exact name in an array, or exactly "all"', async () => {
   for (const allowTools of ['save', 'save,other', 'ALL', true, { save: true }, ['Save'], ['sav']]) {
     assertRefused(
-      await runWith(undefined, { allowTools: allowTools as readonly string[] }),
+      await runWith(undefined, { limits: { allowTools: allowTools as readonly string[] } }),
       `allowTools ${JSON.stringify(allowTools)}`,
     );
   }
-  assert.deepEqual((await runWith(undefined, { allowTools: ['save'] })).runs, ['note']);
-  assert.deepEqual((await runWith(undefined, { allowTools: 'all' })).runs, ['note']);
+  assert.deepEqual((await runWith(undefined, { limits: { allowTools: ['save'] } })).runs, ['note']);
+  assert.deepEqual((await runWith(undefined, { limits: { allowTools: 'all' } })).runs, ['note']);
 });
 
 test('a tool asks unless needsApproval is exactly false (falsy values and misspelt effects ask)', async () => {

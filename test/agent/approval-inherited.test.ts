@@ -10,7 +10,8 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { askApprover } from '../../src/agent/approval.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions, ApprovalRequest, ApproveFn } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { ApprovalRequest, ApproveFn } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
 import { appendTool, nativeReplyModel, TEST_SECRET, textToolCall } from '../helpers/agent-run.js';
@@ -78,7 +79,9 @@ for (const mode of ['text', 'native'] as const) {
     });
 
     test(`${mode} mode: Object.prototype.${key} does not let a write tool run with pauseForApproval`, async () => {
-      const { result, runs } = await polluted(key, value, () => runOnce(mode, { pauseForApproval: true }));
+      const { result, runs } = await polluted(key, value, () =>
+        runOnce(mode, { durable: { pauseForApproval: true } }),
+      );
       assert.deepEqual(runs, [], 'the tool ran');
       assert.equal(result.status, 'paused');
       assert.deepEqual(
@@ -124,9 +127,9 @@ test('the UI route does not take an inherited secret: pauseForApproval still nee
     assert.rejects(
       createAgentUIStreamResponse({
         tools: [tool],
-        pauseForApproval: true,
         model: scriptedModel(['Thought: send\nAction: send_email[ann@example.com]']),
         request: chatRequest([{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Email Ann.' }] }]),
+        durable: { pauseForApproval: true },
       }),
       AgentConfigError,
     ),

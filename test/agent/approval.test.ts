@@ -99,7 +99,12 @@ test('with no approver, side effects are refused; allowTools opts in', async () 
     refused.steps[0]!.observation?.text ?? '',
     /^The user rejected this action \(no one was asked/,
   );
-  await runAgent({ model: scriptedModel(turns), question: 'q', tools: [tool], allowTools: ['send_email'] });
+  await runAgent({
+    model: scriptedModel(turns),
+    question: 'q',
+    tools: [tool],
+    limits: { allowTools: ['send_email'] },
+  });
   assert.equal(sent.length, 1);
 });
 

@@ -12,7 +12,7 @@ const act = 'Thought: t\nAction: calculator[1 + 1]';
 
 test('maxTokens stops the run before a call that would start over the limit', async () => {
   const model = scriptedModel([act, act, act, act], { usage: { inputTokens: 500, outputTokens: 50 } });
-  const result = await runAgent({ model, question: 'q', tools: [calculator], maxTokens: 1200 });
+  const result = await runAgent({ model, question: 'q', tools: [calculator], limits: { maxTokens: 1200 } });
   assert.equal(result.status, 'budget');
   assert.match(result.error ?? '', /^token budget: 1100 of 1200 tokens used/);
   assert.equal(model.requests.length, 2, 'the third call never started');
@@ -23,7 +23,7 @@ test('format retries count against the token budget', async () => {
   const model = scriptedModel(['prose', act, 'prose', act], {
     usage: { inputTokens: 300, outputTokens: 10 },
   });
-  const result = await runAgent({ model, question: 'q', tools: [calculator], maxTokens: 700 });
+  const result = await runAgent({ model, question: 'q', tools: [calculator], limits: { maxTokens: 700 } });
   assert.equal(result.status, 'budget');
   assert.equal(model.requests.length, 2);
 });
@@ -75,7 +75,7 @@ test('maxCostUsd stops before a call whose input would go over', async () => {
     usage: { inputTokens: 1000, outputTokens: 100 },
   });
   // Each call costs 1000 * 2.5e-6 + 100 * 10e-6 = $0.0035.
-  const result = await runAgent({ model, question: 'q', tools: [calculator], maxCostUsd: 0.007 });
+  const result = await runAgent({ model, question: 'q', tools: [calculator], limits: { maxCostUsd: 0.007 } });
   assert.equal(result.status, 'budget');
   assert.match(result.error ?? '', /^cost budget: \$0\.007000 of \$0\.007 spent/);
   assert.equal(model.requests.length, 2);
@@ -83,7 +83,10 @@ test('maxCostUsd stops before a call whose input would go over', async () => {
 
 test('maxCostUsd with no known price is a caller error; prices can be added', async () => {
   const model = scriptedModel(['Thought: t\nAnswer: 2'], { id: 'openai-compatible:http://x/v1#mystery' });
-  await assert.rejects(runAgent({ model, question: 'q', tools: [], maxCostUsd: 1 }), AgentConfigError);
+  await assert.rejects(
+    runAgent({ model, question: 'q', tools: [], limits: { maxCostUsd: 1 } }),
+    AgentConfigError,
+  );
   const priced = scriptedModel(['Thought: t\nAnswer: 2'], {
     id: 'openai-compatible:http://x/v1#mystery',
     usage: { inputTokens: 10, outputTokens: 10 },
@@ -92,8 +95,7 @@ test('maxCostUsd with no known price is a caller error; prices can be added', as
     model: priced,
     question: 'q',
     tools: [],
-    maxCostUsd: 1,
-    prices: { mystery: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 } },
+    limits: { maxCostUsd: 1, prices: { mystery: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 } } },
   });
   assert.equal(result.costUsd, 0.00003);
 });
@@ -120,7 +122,7 @@ test('timeoutMs bounds the whole run and ends it with budget', async () => {
       new Promise((resolve) => signal.addEventListener('abort', () => resolve('cancelled'))),
   };
   const model = scriptedModel(['Thought: t\nAction: slow[]']);
-  const result = await runAgent({ model, question: 'q', tools: [slow], timeoutMs: 100 });
+  const result = await runAgent({ model, question: 'q', tools: [slow], limits: { timeoutMs: 100 } });
   assert.equal(result.status, 'budget');
   assert.match(result.error ?? '', /time budget: the run took longer than 100 ms/);
   assert.equal(result.steps.length, 1);
@@ -134,7 +136,7 @@ test('modelTimeoutMs fails a call that takes too long, keeping the trace', async
         request.signal?.addEventListener('abort', () => reject(request.signal?.reason)),
       ),
   };
-  const result = await runAgent({ model: hanging, question: 'q', tools: [], modelTimeoutMs: 50 });
+  const result = await runAgent({ model: hanging, question: 'q', tools: [], limits: { modelTimeoutMs: 50 } });
   assert.equal(result.status, 'error');
   assert.match(result.error ?? '', /no answer within 50 ms/);
 });
@@ -152,7 +154,7 @@ test('a consumer that stops reading early does not keep the process alive until 
   const script = `
     const { streamAgent } = await import('./src/agent/loop.ts');
     const { scriptedModel } = await import('./src/testing/scripted-model.ts');
-    const run = streamAgent({ model: scriptedModel(['Thought: t\\nAnswer: 1']), question: 'q', tools: [], timeoutMs: 60000 });
+    const run = streamAgent({ model: scriptedModel(['Thought: t\\nAnswer: 1']), question: 'q', tools: [], limits: { timeoutMs: 60000 } });
     for await (const event of run) if (event.type === 'run-start') break;
     console.log('done');`;
   const started = performance.now();

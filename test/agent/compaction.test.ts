@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { markerCompaction, summaryCompaction } from '../../src/agent/compaction.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import type { AgentEvent, AgentOptions, RunResult } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import type { Tool } from '../../src/tools/types.js';
 
@@ -43,7 +44,7 @@ test('summaryCompaction replaces old observations with a summary from a second m
     question: 'What is the code on page 5?',
     tools: [page],
     ...WINDOW,
-    compaction: summaryCompaction({ model: summarizer, keepLatestSteps: 1 }),
+    prompt: { compaction: summaryCompaction({ model: summarizer, keepLatestSteps: 1 }) },
   });
   assert.equal(result.status, 'answered');
   main.assertAllUsed();
@@ -99,7 +100,7 @@ test('summaryCompaction does nothing while the transcript fits', async () => {
     question: 'Code?',
     tools: [page],
     ...WINDOW,
-    compaction: summaryCompaction({ model: summarizer }),
+    prompt: { compaction: summaryCompaction({ model: summarizer }) },
   });
   assert.equal(result.status, 'answered');
   assert.equal(summarizer.requests.length, 0);
@@ -111,10 +112,12 @@ test('a summary model that fails ends the run with error saying compaction faile
     question: 'Code?',
     tools: [page],
     ...WINDOW,
-    compaction: summaryCompaction({
-      model: scriptedModel([new Error('summary server down')]),
-      keepLatestSteps: 1,
-    }),
+    prompt: {
+      compaction: summaryCompaction({
+        model: scriptedModel([new Error('summary server down')]),
+        keepLatestSteps: 1,
+      }),
+    },
   });
   assert.equal(result.status, 'error');
   assert.equal(result.error, 'compaction failed: summary server down');
@@ -131,10 +134,16 @@ test('the marker strategy is the default; compaction: false sends every step who
     question: 'Code?',
     tools: [page],
     ...WINDOW,
-    compaction: markerCompaction(),
+    prompt: { compaction: markerCompaction() },
   });
   const whole = scriptedModel(script);
-  await runAgent({ model: whole, question: 'Code?', tools: [page], ...WINDOW, compaction: false });
+  await runAgent({
+    model: whole,
+    question: 'Code?',
+    tools: [page],
+    ...WINDOW,
+    prompt: { compaction: false },
+  });
   const last = (m: typeof whole) =>
     m.requests
       .at(-1)!
@@ -165,12 +174,14 @@ test('a summary the token budget has no room for is not asked for: markers short
     question: 'What is the code on page 3?',
     tools: [page],
     ...WINDOW,
-    maxTokens: 7600,
-    compaction: summaryCompaction({
-      model: summarizer,
-      keepLatestSteps: 1,
-      instructions: `Summarise. ${'Keep every number. '.repeat(1000)}`,
-    }),
+    limits: { maxTokens: 7600 },
+    prompt: {
+      compaction: summaryCompaction({
+        model: summarizer,
+        keepLatestSteps: 1,
+        instructions: `Summarise. ${'Keep every number. '.repeat(1000)}`,
+      }),
+    },
   });
   assert.equal(result.status, 'answered', result.error);
   main.assertAllUsed();

@@ -58,7 +58,7 @@ test("earlierTrajectories: 'summary' keeps a summary of the steps with the answe
     'Answer: 240',
     'Answer: still 240',
   ]);
-  const options = { model, tools: [calculator], earlierTrajectories: 'summary' as const };
+  const options = { model, tools: [calculator], prompt: { earlierTrajectories: 'summary' as const } };
   const first = await runAgent({ ...options, question: 'Price?' });
   const reply = first.messages[1]!;
   assert.ok(reply.role === 'assistant');
@@ -109,12 +109,12 @@ test('native mode sends earlier turns as conversation too', async () => {
   await runAgent({
     model: native,
     tools: [calculator],
-    mode: 'native',
     messages: [
       { role: 'user', content: 'a?' },
       { role: 'assistant', content: 'A.' },
       { role: 'user', content: 'b?' },
     ],
+    modelSettings: { mode: 'native' },
   });
   assert.deepEqual(
     model.requests[0]!.messages.slice(1).map((m) => [m.role, m.content]),

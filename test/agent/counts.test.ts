@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { z } from 'zod';
 import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import { addUsage } from '../../src/agent/model-call.js';
+import { addUsage } from '../../src/agent/usage.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { RepairToolCallFunction } from '../../src/agent/tool-repair.js';
 import type { RunState, RunUsage } from '../../src/agent/types.js';
@@ -82,11 +82,11 @@ test("repairToolCall's model calls count in usage, usageByModel, cost, the event
   const { events, result } = await collectRun(
     streamAgent({
       model,
-      mode: 'native',
       question: '10 USD in EUR?',
       tools: [convert],
-      prices: PRICES,
-      repairToolCall: askFixer(fixer),
+      modelSettings: { mode: 'native' },
+      limits: { prices: PRICES },
+      hooks: { repairToolCall: askFixer(fixer) },
     }),
   );
   for (const event of events) writer.write(event);
@@ -126,11 +126,11 @@ test('a repair call that uses up the token budget stops the run with budget befo
   });
   const result = await runAgent({
     model,
-    mode: 'native',
     question: '10 USD in EUR?',
     tools: [convert],
-    maxTokens: 600,
-    repairToolCall: askFixer(fixer),
+    modelSettings: { mode: 'native' },
+    limits: { maxTokens: 600 },
+    hooks: { repairToolCall: askFixer(fixer) },
   });
   fixer.assertAllUsed();
   assert.equal(result.steps[0]!.observation?.text, '5 EUR', 'the repaired call ran');
@@ -147,15 +147,17 @@ test("a repair's model call is not made when the budget has no room for it", asy
   });
   const result = await runAgent({
     model,
-    mode: 'native',
     question: '10 USD in EUR?',
     tools: [convert],
-    maxTokens: 600,
-    repairToolCall: async ({ toolCall, generate }) => {
-      const ask = { messages: [{ role: 'user' as const, content: `Fix: ${toolCall.input}` }] };
-      await generate(fixer, ask); // 1,000 tokens: the budget is spent
-      const reply = await generate(fixer, ask);
-      return { ...toolCall, input: reply.text };
+    modelSettings: { mode: 'native' },
+    limits: { maxTokens: 600 },
+    hooks: {
+      repairToolCall: async ({ toolCall, generate }) => {
+        const ask = { messages: [{ role: 'user' as const, content: `Fix: ${toolCall.input}` }] };
+        await generate(fixer, ask); // 1,000 tokens: the budget is spent
+        const reply = await generate(fixer, ask);
+        return { ...toolCall, input: reply.text };
+      },
     },
   });
   assert.equal(fixer.requests.length, 1, 'the second repair call was refused before it started');
@@ -183,11 +185,11 @@ test('a resumed run does not call the repair again and still counts its model ca
   });
   const options = {
     model,
-    mode: 'native' as const,
     question: 'Send 10 USD.',
     tools: [send],
-    pauseForApproval: true,
-    repairToolCall: askFixer(fixer),
+    modelSettings: { mode: 'native' as const },
+    durable: { pauseForApproval: true },
+    hooks: { repairToolCall: askFixer(fixer) },
   };
   const paused = await runAgent(options);
   assert.equal(paused.status, 'paused');
@@ -224,10 +226,12 @@ test("a nested agent's calls are in the parent's usageByModel under its own mode
       id: 'inner',
       usage: { inputTokens: 50, outputTokens: 5 },
     }),
-    fallbackModels: [
-      scriptedModel([NESTED_ACT], { id: 'inner-backup', usage: { inputTokens: 30, outputTokens: 3 } }),
-    ],
     tools: [calculator],
+    modelSettings: {
+      fallbackModels: [
+        scriptedModel([NESTED_ACT], { id: 'inner-backup', usage: { inputTokens: 30, outputTokens: 3 } }),
+      ],
+    },
   });
   const result = await runAgent({
     model: scriptedModel([ASK, PARENT_ANSWER], {
@@ -253,17 +257,21 @@ test("a step the fallback answered and a hook's model call are each under their 
   });
   const result = await runAgent({
     model: scriptedModel([new Error('overloaded'), new Error('overloaded')], { id: 'primary' }),
-    fallbackModels: [
-      scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', NESTED_ANSWER], {
-        id: 'backup',
-        usage: { inputTokens: 20, outputTokens: 2 },
-      }),
-    ],
     question: '2 + 2?',
     tools: [calculator],
-    prepareStep: async ({ step, generate }) => {
-      if (step === 1) await generate(summarizer, { messages: [{ role: 'user', content: 'note' }] }, 'note');
-      return undefined;
+    modelSettings: {
+      fallbackModels: [
+        scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', NESTED_ANSWER], {
+          id: 'backup',
+          usage: { inputTokens: 20, outputTokens: 2 },
+        }),
+      ],
+    },
+    hooks: {
+      prepareStep: async ({ step, generate }) => {
+        if (step === 1) await generate(summarizer, { messages: [{ role: 'user', content: 'note' }] }, 'note');
+        return undefined;
+      },
     },
   });
   assert.equal(result.status, 'answered');

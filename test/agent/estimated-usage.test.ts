@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import { estimateUsage } from '../../src/agent/model-call.js';
+import { estimateUsage } from '../../src/agent/usage.js';
 import type { RunResult } from '../../src/agent/types.js';
 import { footerLines } from '../../src/cli/render.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
@@ -32,7 +32,7 @@ async function runOn(streaming: boolean, traceFile?: string): Promise<RunResult>
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: server.baseURL,
     });
-    const options = { model, question: 'What is 2 + 2?', tools: [calculator], streaming };
+    const options = { model, question: 'What is 2 + 2?', tools: [calculator], modelSettings: { streaming } };
     if (!traceFile) return await runAgent(options);
     const trace = createTraceWriter(traceFile, { question: options.question, modelId: model.id });
     let result: RunResult | undefined;
@@ -135,16 +135,18 @@ test('a streamed call cut by modelTimeoutMs counts in the budget before the fall
   const runOnce = (maxTokens?: number) =>
     runAgent({
       model: hangingModel('slow', 'Thought: I will add'),
-      fallbackModels: [
-        scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', 'Thought: ok\nAnswer: 4'], {
-          id: 'quick',
-          usage: { inputTokens: 1, outputTokens: 1 },
-        }),
-      ],
-      modelTimeoutMs: 100,
       question: 'What is 2 + 2?',
       tools: [calculator],
       ...(maxTokens !== undefined && { maxTokens }),
+      modelSettings: {
+        fallbackModels: [
+          scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', 'Thought: ok\nAnswer: 4'], {
+            id: 'quick',
+            usage: { inputTokens: 1, outputTokens: 1 },
+          }),
+        ],
+      },
+      limits: { modelTimeoutMs: 100 },
     });
   const free = await runOnce();
   assert.equal(free.status, 'answered');
@@ -244,7 +246,7 @@ test('a stream the server breaks off after text arrived is counted, estimated; o
       model,
       question: 'What is 2 + 2?',
       tools: [calculator],
-      streaming: true,
+      modelSettings: { streaming: true },
     });
     assert.equal(result.status, 'error');
     assert.equal(result.usage.inputTokens, undefined, 'an HTTP error spent nothing that can be told');

@@ -43,10 +43,10 @@ test('a model that answers HTTP 500 after its retries hands the call to the fall
       const events: AgentEvent[] = [];
       const run = streamAgent({
         model: await model(specs.primary),
-        fallbackModels: [await model(specs.backup)],
         question: 'What is 20 * 12 * 7?',
         tools: [calculator],
-        prices: PRICES,
+        modelSettings: { fallbackModels: [await model(specs.backup)] },
+        limits: { prices: PRICES },
       });
       let next = await run.next();
       while (!next.done) {
@@ -91,9 +91,9 @@ test('a context-length error goes to the fallback at once', () =>
     async (specs, counts) => {
       const result = await runAgent({
         model: await model(specs.primary),
-        fallbackModels: [await model(specs.backup)],
         question: 'q',
         tools: [calculator],
+        modelSettings: { fallbackModels: [await model(specs.backup)] },
       });
       assert.equal(result.status, 'answered');
       assert.equal(result.steps[0]?.modelId, specs.backup);
@@ -106,10 +106,10 @@ test('a model that hangs past modelTimeoutMs hands the call to the fallback', ()
     const started = Date.now();
     const result = await runAgent({
       model: await resolveModelSpec(specs.primary, {}, { maxRetries: 0 }),
-      fallbackModels: [await model(specs.backup)],
       question: 'q',
       tools: [calculator],
-      modelTimeoutMs: 3000,
+      modelSettings: { fallbackModels: [await model(specs.backup)] },
+      limits: { modelTimeoutMs: 3000 },
     });
     assert.equal(result.status, 'answered');
     assert.equal(result.steps[0]?.modelId, specs.backup);
@@ -123,19 +123,19 @@ test('when every model fails, the run ends with the last error; an aborted run d
     async (specs, counts) => {
       const result = await runAgent({
         model: await model(specs.primary),
-        fallbackModels: [await model(specs.backup)],
         question: 'q',
         tools: [calculator],
+        modelSettings: { fallbackModels: [await model(specs.backup)] },
       });
       assert.equal(result.status, 'error');
       assert.match(result.error ?? '', /backup down/);
       const before = counts();
       const aborted = await runAgent({
         model: await model(specs.primary),
-        fallbackModels: [await model(specs.backup)],
         question: 'q',
         tools: [calculator],
         signal: AbortSignal.abort(),
+        modelSettings: { fallbackModels: [await model(specs.backup)] },
       });
       assert.equal(aborted.status, 'aborted');
       assert.deepEqual(counts(), before);

@@ -31,10 +31,12 @@ test('prepareStep can switch the model, add instructions and set temperature for
     model: main,
     question: '1 + 1?',
     tools: [calculator],
-    prepareStep: ({ step, steps, messages }) => {
-      seen.push({ step, steps: steps.length, messages: messages.length });
-      if (step === 2) return { model: other, instructions: 'Be brief.', temperature: 0.7 };
-      return undefined;
+    hooks: {
+      prepareStep: ({ step, steps, messages }) => {
+        seen.push({ step, steps: steps.length, messages: messages.length });
+        if (step === 2) return { model: other, instructions: 'Be brief.', temperature: 0.7 };
+        return undefined;
+      },
     },
   });
   assert.equal(result.status, 'answered');
@@ -66,7 +68,7 @@ test('prepareStep activeTools (text mode): the prompt lists only those tools, an
     model,
     question: '1 + 1?',
     tools: [calculator, tracked],
-    prepareStep: () => ({ activeTools: ['calculator'] }),
+    hooks: { prepareStep: () => ({ activeTools: ['calculator'] }) },
   });
   assert.equal(result.status, 'answered');
   assert.equal(searchRan, false, 'a tool not offered in the step does not run');
@@ -98,10 +100,10 @@ test('prepareStep activeTools (native mode): only those functions are sent', asy
   };
   const result = await runAgent({
     model,
-    mode: 'native',
     question: '1 + 1?',
     tools: [calculator, search],
-    prepareStep: ({ step }) => (step === 1 ? { activeTools: ['calculator'] } : undefined),
+    modelSettings: { mode: 'native' },
+    hooks: { prepareStep: ({ step }) => (step === 1 ? { activeTools: ['calculator'] } : undefined) },
   });
   assert.equal(result.status, 'answered');
   assert.deepEqual(
@@ -117,9 +119,11 @@ test('prepareStep can replace the messages the model is sent', async () => {
     model,
     question: '1 + 1?',
     tools: [calculator],
-    prepareStep: ({ messages }) => ({
-      messages: [...messages, { role: 'user', content: 'Remember: answer in one word.' }],
-    }),
+    hooks: {
+      prepareStep: ({ messages }) => ({
+        messages: [...messages, { role: 'user', content: 'Remember: answer in one word.' }],
+      }),
+    },
   });
   assert.equal(model.requests[0]!.messages.at(-1)!.content, 'Remember: answer in one word.');
 });
@@ -130,8 +134,10 @@ test('a prepareStep that throws ends the run with error before the model is call
     model,
     question: '1 + 1?',
     tools: [calculator],
-    prepareStep: () => {
-      throw new Error('no route for this step');
+    hooks: {
+      prepareStep: () => {
+        throw new Error('no route for this step');
+      },
     },
   });
   assert.equal(result.status, 'error');
@@ -144,7 +150,7 @@ test('prepareStep naming an unknown tool in activeTools ends the run with error 
     model: scriptedModel([]),
     question: '1 + 1?',
     tools: [calculator],
-    prepareStep: async () => ({ activeTools: ['calculater'] }),
+    hooks: { prepareStep: async () => ({ activeTools: ['calculater'] }) },
   });
   assert.equal(result.status, 'error');
   assert.match(
@@ -169,9 +175,11 @@ test('onStepEnd sees every finished step before the next model call', async () =
     model,
     question: '1 + 1?',
     tools: [calculator],
-    onStepEnd: async (step) => {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      order.push(`step ${step.index} ${step.turn.type}`);
+    hooks: {
+      onStepEnd: async (step) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        order.push(`step ${step.index} ${step.turn.type}`);
+      },
     },
   });
   assert.equal(result.status, 'answered');
@@ -184,8 +192,10 @@ test('an onStepEnd that throws does not break the run: a hook-error event says s
       model: scriptedModel([ACTION, ANSWER]),
       question: '1 + 1?',
       tools: [calculator],
-      onStepEnd: (step) => {
-        if (step.index === 1) throw new Error('metrics store down');
+      hooks: {
+        onStepEnd: (step) => {
+          if (step.index === 1) throw new Error('metrics store down');
+        },
       },
     }),
   );
@@ -207,19 +217,20 @@ test("a hook's model call the budget has no room for is not made: the run ends w
       model: main,
       question: '1 + 1?',
       tools: [calculator],
-      maxTokens: 1000,
-      forceFinalAnswer,
-      prepareStep: async ({ step, generate }) => {
-        if (step === 1) return undefined;
-        // About 2,500 tokens: more than the 890 left.
-        const ask = { messages: [{ role: 'user' as const, content: 'x'.repeat(10_000) }] };
-        try {
-          await generate(helper, ask, 'notes');
-        } catch (error) {
-          refusal = error;
-          throw error;
-        }
-        return undefined;
+      limits: { maxTokens: 1000, forceFinalAnswer },
+      hooks: {
+        prepareStep: async ({ step, generate }) => {
+          if (step === 1) return undefined;
+          // About 2,500 tokens: more than the 890 left.
+          const ask = { messages: [{ role: 'user' as const, content: 'x'.repeat(10_000) }] };
+          try {
+            await generate(helper, ask, 'notes');
+          } catch (error) {
+            refusal = error;
+            throw error;
+          }
+          return undefined;
+        },
       },
     });
     assert.equal(helper.requests.length, 0, 'the helper model was not called');

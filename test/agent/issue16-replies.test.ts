@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { streamAgent } from '../../src/agent/loop.js';
-import type { AgentEvent, AgentOptions, RunResult } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
 import type { Tool } from '../../src/tools/types.js';
@@ -188,14 +189,13 @@ describe('native mode answers every call', () => {
       const { result, events, requests } = await run(
         { replies: [reply, 'Answer: done'] },
         {
-          streaming,
-          mode: 'native',
           tools: [slow, write],
-          toolConcurrency: 2,
           approve: (request) => {
             asked.push(request.input);
             return request.input === 'y' ? { type: 'reject', reason: 'not that one' } : { type: 'approve' };
           },
+          modelSettings: { streaming, mode: 'native' },
+          limits: { toolConcurrency: 2 },
         },
       );
       assert.equal(result.status, 'answered');
@@ -243,7 +243,7 @@ describe('several native calls: every call gets the notes a single action gets',
       const reply = { toolCalls: [call('lookup', 'a'), call('nope', 'b'), call('lookup', 'c')] };
       const { result } = await run(
         { replies: [reply, 'done'] },
-        { streaming, mode: 'native', tools: [lookup] },
+        { tools: [lookup], modelSettings: { streaming, mode: 'native' } },
       );
       assert.equal(result.status, 'answered');
       const step = result.steps[0]!;
@@ -262,7 +262,12 @@ describe('several native calls: every call gets the notes a single action gets',
     const step = (i: number) => ({ toolCalls: [call('lookup', `a${i}`), call('lookup', 'same')] });
     const { result } = await run(
       { replies: [step(1), step(2), step(3), step(4), 'never asked'] },
-      { streaming: true, mode: 'native', tools: [lookup], maxRepeatedActions: 2, maxSteps: 10 },
+      {
+        tools: [lookup],
+        maxSteps: 10,
+        modelSettings: { streaming: true, mode: 'native' },
+        limits: { maxRepeatedActions: 2 },
+      },
     );
     const second = (i: number) => result.steps[i]!.otherCalls?.[0]?.observation.text;
     assert.equal(second(0), 'same: found');
@@ -312,7 +317,7 @@ describe('parallelToolCalls: false (one call per step)', () => {
       const reply = { toolCalls: [call('lookup', 'a'), call('lookup', 'b')] };
       const { result, events, requests } = await run(
         { replies: [reply, 'done'] },
-        { streaming, mode: 'native', tools: [lookup], parallelToolCalls: false },
+        { tools: [lookup], modelSettings: { streaming, mode: 'native', parallelToolCalls: false } },
       );
       assert.equal(result.status, 'answered');
       for (const request of requests)
@@ -350,7 +355,7 @@ describe('parallelToolCalls: false (one call per step)', () => {
     const reply = { toolCalls: [call('lookup', 'a'), call('lookup', 'b')] };
     const { result, requests } = await run(
       { replies: [reply, 'done'] },
-      { streaming: true, mode: 'native', tools: [lookup] },
+      { tools: [lookup], modelSettings: { streaming: true, mode: 'native' } },
     );
     assert.equal(requests[0]!.parallel_tool_calls, undefined);
     assert.equal(result.steps[0]!.otherCalls?.[0]?.observation.text, 'b: found');
@@ -363,8 +368,13 @@ describe('parallelToolCalls: false (one call per step)', () => {
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: openai.baseURL,
       });
-      const base = { model, question: 'What is 6 * 7?', tools: [calculator], mode: 'native' as const };
-      for await (const _ of streamAgent({ ...base, parallelToolCalls: false })) {
+      const base = {
+        model,
+        question: 'What is 6 * 7?',
+        tools: [calculator],
+        modelSettings: { mode: 'native' as const },
+      };
+      for await (const _ of streamAgent({ ...base, modelSettings: { parallelToolCalls: false } })) {
         // drained
       }
       assert.equal(openai.requests[0]!.parallel_tool_calls, false);
@@ -382,8 +392,13 @@ describe('parallelToolCalls: false (one call per step)', () => {
         ANTHROPIC_API_KEY: 'sk-test',
         ANTHROPIC_BASE_URL: anthropic.baseURL,
       });
-      const base = { model, question: 'What is 6 * 7?', tools: [calculator], mode: 'native' as const };
-      for await (const _ of streamAgent({ ...base, parallelToolCalls: false })) {
+      const base = {
+        model,
+        question: 'What is 6 * 7?',
+        tools: [calculator],
+        modelSettings: { mode: 'native' as const },
+      };
+      for await (const _ of streamAgent({ ...base, modelSettings: { parallelToolCalls: false } })) {
         // drained
       }
       assert.deepEqual(anthropic.requests[0]!.tool_choice, { type: 'auto', disable_parallel_tool_use: true });

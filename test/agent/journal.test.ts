@@ -43,8 +43,8 @@ test('every side effect goes through the journal, under a stable name', async ()
     model: scriptedModel(script),
     question: 'q',
     tools: [tool],
-    journal,
-    allowTools: 'all',
+    durable: { journal },
+    limits: { allowTools: 'all' },
   });
   assert.equal(result.status, 'answered');
   assert.deepEqual(names, ['step-1-model', 'step-1-tool', 'step-2-model', 'step-2-tool', 'step-3-model']);
@@ -60,8 +60,8 @@ test('a resumed run replays recorded effects: no model call or write tool runs t
     model: dying,
     question: 'q',
     tools: [first.tool],
-    journal: partial.journal,
-    allowTools: 'all',
+    durable: { journal: partial.journal },
+    limits: { allowTools: 'all' },
   });
   recorded.delete('step-3-model');
   assert.equal(first.runs(), 2);
@@ -72,8 +72,8 @@ test('a resumed run replays recorded effects: no model call or write tool runs t
     model: resumedModel,
     question: 'q',
     tools: [first.tool],
-    journal: resumed.journal,
-    allowTools: 'all',
+    durable: { journal: resumed.journal },
+    limits: { allowTools: 'all' },
   });
   assert.equal(result.status, 'answered');
   assert.equal(first.runs(), 2, 'the write tool did not run again');
@@ -92,11 +92,11 @@ test('approvals are journaled too', async () => {
     model: scriptedModel([script[0]!, script[2]!]),
     question: 'q',
     tools: [tool],
-    journal,
     approve: () => {
       asked++;
       return { type: 'approve' };
     },
+    durable: { journal },
   });
   assert.equal(asked, 1);
   assert.ok(names.includes('step-1-approval'));
@@ -148,7 +148,7 @@ test('read tools are journaled: a resumed run keeps the observation the model sa
     ]),
     question: 'q',
     tools: makeTools(),
-    journal: memoryJournal(recorded).journal,
+    durable: { journal: memoryJournal(recorded).journal },
   });
   recorded.delete('step-2-model');
   const { journal, names } = memoryJournal(recorded);
@@ -162,7 +162,7 @@ test('read tools are journaled: a resumed run keeps the observation the model sa
     ]),
     question: 'q',
     tools: makeTools(),
-    journal,
+    durable: { journal },
   });
   assert.equal(opens, 1, 'the read tool ran once');
   assert.equal(prompts.length, 2);
@@ -188,7 +188,7 @@ test('a journal records the observation the model saw, not the full output of a 
     model: scriptedModel(['Thought: t\nAction: dump[]', 'Thought: t\nAnswer: done']),
     question: 'q',
     tools: [tool],
-    journal,
+    durable: { journal },
   });
   const record = recorded.get('step-1-tool') as { outcome: { observation: string; fullOutput?: string } };
   assert.ok(record.outcome.observation.length < 5000);
@@ -219,9 +219,8 @@ test('every tool call gets a call ID of the run and step, the same when the jour
     model: scriptedModel(['Thought: t\nAction: pay[5]', 'Thought: t\nAnswer: done']),
     question: 'q',
     tools: [tool],
-    journal: retrying,
-    allowTools: 'all',
-    runId: 'order-17',
+    durable: { journal: retrying, runId: 'order-17' },
+    limits: { allowTools: 'all' },
   });
   assert.equal(result.steps[0]!.observation?.text, 'paid');
   assert.deepEqual(seen, ['order-17:step-1', 'order-17:step-1']);

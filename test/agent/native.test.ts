@@ -34,8 +34,7 @@ for (const streaming of [false, true]) {
         model,
         question: 'Yearly cost in EUR?',
         tools: [calculator, convert],
-        mode: 'native',
-        streaming,
+        modelSettings: { mode: 'native', streaming },
       });
       assert.equal(result.status, 'answered');
       assert.equal(result.answer, '840 EUR per year');
@@ -82,7 +81,12 @@ for (const streaming of [false, true]) {
 
 test("auto mode uses native calls where the model supports them and the text protocol where it doesn't", async () => {
   const text = scriptedModel(['Thought: easy\nAnswer: 4']);
-  const result = await runAgent({ model: text, question: '2+2?', tools: [calculator], mode: 'auto' });
+  const result = await runAgent({
+    model: text,
+    question: '2+2?',
+    tools: [calculator],
+    modelSettings: { mode: 'auto' },
+  });
   assert.equal(result.answer, '4');
   assert.deepEqual(text.requests[0]!.stopSequences, ['\nObservation:']);
   assert.equal(text.requests[0]!.tools, undefined);
@@ -91,7 +95,7 @@ test("auto mode uses native calls where the model supports them and the text pro
 test('native mode on a model without tool calling is a caller error, before any call', async () => {
   const model = scriptedModel([]);
   await assert.rejects(
-    runAgent({ model, question: 'q', tools: [calculator], mode: 'native' }),
+    runAgent({ model, question: 'q', tools: [calculator], modelSettings: { mode: 'native' } }),
     AgentConfigError,
   );
   assert.equal(model.requests.length, 0);
@@ -107,7 +111,12 @@ test('native mode never takes a cut-off or invented reply as the answer, and run
   });
   try {
     const model = await resolveModelSpec(`openai-compatible:${server.baseURL}#tool-model`, {});
-    const result = await runAgent({ model, question: 'q', tools: [calculator], mode: 'native' });
+    const result = await runAgent({
+      model,
+      question: 'q',
+      tools: [calculator],
+      modelSettings: { mode: 'native' },
+    });
     assert.equal(result.status, 'answered');
     assert.equal(result.answer, '2');
     assert.equal(result.steps[0]!.turn.type, 'none');

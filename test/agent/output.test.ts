@@ -60,7 +60,13 @@ test('an invalid answer goes back as an observation saying what is wrong, withou
 
 test('corrections are bounded: the run stops with format_errors and says why', async () => {
   const model = scriptedModel(['Answer: lots', 'Answer: many', 'Answer: plenty']);
-  const result = await runAgent({ model, tools: [], question: 'q', output: Total, maxAnswerCorrections: 2 });
+  const result = await runAgent({
+    model,
+    tools: [],
+    question: 'q',
+    output: Total,
+    limits: { maxAnswerCorrections: 2 },
+  });
   assert.equal(result.status, 'format_errors');
   assert.equal(result.answer, undefined);
   assert.equal(result.output, undefined);
@@ -75,12 +81,14 @@ test('checkAnswer refuses with a message that goes back to the model', async () 
     model,
     tools: [],
     question: 'q',
-    checkAnswer: [
-      ({ text }) => {
-        seen.push(text);
-        return text.includes('calculator') ? undefined : 'say how you computed it';
-      },
-    ],
+    hooks: {
+      checkAnswer: [
+        ({ text }) => {
+          seen.push(text);
+          return text.includes('calculator') ? undefined : 'say how you computed it';
+        },
+      ],
+    },
   });
   assert.equal(result.answer, '1680 USD (calculator: 20 * 12 * 7)');
   assert.deepEqual(seen, ['1680', '1680 USD (calculator: 20 * 12 * 7)']);
@@ -98,7 +106,7 @@ test('forceFinalAnswer: at the step limit one last call without tools gives the 
     question: 'q',
     output: Total,
     maxSteps: 1,
-    forceFinalAnswer: true,
+    limits: { forceFinalAnswer: true },
   });
   assert.equal(result.status, 'answered');
   assert.equal(result.forced, true);
@@ -132,7 +140,7 @@ test('a forced call that acts anyway runs nothing and the run keeps its limit; a
     tools: [counter],
     question: 'q',
     maxSteps: 1,
-    forceFinalAnswer: true,
+    limits: { forceFinalAnswer: true },
   });
   assert.equal(result.status, 'max_steps');
   assert.equal(runs, 1);
@@ -143,8 +151,7 @@ test('a forced call that acts anyway runs nothing and the run keeps its limit; a
     model: budgeted,
     tools: [],
     question: 'q'.repeat(400),
-    maxTokens: 10,
-    forceFinalAnswer: true,
+    limits: { maxTokens: 10, forceFinalAnswer: true },
   });
   assert.equal(overBudget.status, 'answered');
   assert.equal(overBudget.forced, true);
@@ -180,8 +187,8 @@ test('native mode: the typed answer comes through a final_answer tool (wrapped w
     model,
     tools: [calculator],
     question: 'q',
-    mode: 'native',
     output: z.number().min(100),
+    modelSettings: { mode: 'native' },
   });
   assert.equal(result.status, 'answered');
   const n: number | undefined = result.output;
@@ -196,8 +203,8 @@ test('native mode: the typed answer comes through a final_answer tool (wrapped w
       model,
       tools: [defineTool({ name: 'final_answer', description: 'x', input: 'text', run: () => '' })],
       question: 'q',
-      mode: 'native',
       output: Total,
+      modelSettings: { mode: 'native' },
     }),
     AgentConfigError,
   );

@@ -11,7 +11,8 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentOptions, RunResult, RunState } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { RunResult, RunState } from '../../src/agent/types.js';
 import type { ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -183,10 +184,10 @@ test('a decision for a call that did not ask (a read in the same native step) is
     run: () => `seen ${++reads}`,
   });
   const options = {
-    mode: 'native',
     question: 'q',
     tools: [look, t.tool],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
@@ -213,10 +214,10 @@ test('a decision for a call that did not ask (a read in the same native step) is
 test('batched approvals: a wrong-typed decision rejects only its call; a missing one refuses the resume', async () => {
   const t = appendTool();
   const options = {
-    mode: 'native',
     question: 'q',
     tools: [t.tool],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
@@ -293,14 +294,18 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
   const helper = agentTool({
     name: 'helper',
     description: 'Writes.',
-    mode: 'native',
     model: nativeReplyModel([
       [textToolCall('n1', 'append', 'a'), textToolCall('n2', 'append', 'b')],
       'wrote',
     ]),
     tools: [t.tool],
+    modelSettings: { mode: 'native' },
   });
-  const options = { question: 'q', tools: [helper], pauseForApproval: true } satisfies Partial<AgentOptions>;
+  const options = {
+    question: 'q',
+    tools: [helper],
+    durable: { pauseForApproval: true },
+  } satisfies Partial<AgentOptions>;
   const first = await runAgent({ ...options, model: scriptedModel(['Thought: h\nAction: helper[write]']) });
   assert.equal(first.status, 'paused');
   const [a, b] = first.pending!;
@@ -324,7 +329,7 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
 });
 
 test('a signed state: another secret, a wrong-typed or short secret, another version, is refused', async () => {
-  const { tool, state, id, lines } = await paused({ secret: TEST_SECRET });
+  const { tool, state, id, lines } = await paused({ durable: { secret: TEST_SECRET } });
   const decisions = { [id]: { type: 'approve' } };
   const resume = (s: unknown, secret: unknown) =>
     resumeAgent({
@@ -332,7 +337,7 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
       tools: [tool],
       state: s as RunState,
       decisions,
-      secret: secret as string,
+      durable: { secret: secret as string },
     });
   await assert.rejects(resume(state, 'a foreign secret that is 32+ characters long'), refused('signature'));
   await assert.rejects(resume(state, 'short'), refused('unsigned'));
@@ -346,7 +351,7 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
   );
   await assert.rejects(resume({ ...state, extra: 1 }, TEST_SECRET), refused('signature'));
   // A state signed by another run with the same secret is that run's: its ids are not this one's.
-  const other = await paused({ secret: TEST_SECRET });
+  const other = await paused({ durable: { secret: TEST_SECRET } });
   await assert.rejects(resume(other.state, TEST_SECRET), refused('decision'));
   assert.deepEqual(lines, []);
   assert.deepEqual(other.lines, []);
@@ -355,11 +360,10 @@ test('a signed state: another secret, a wrong-typed or short secret, another ver
 test('a signed state is checked and used as one copy: getters that answer otherwise on a second read change nothing', async () => {
   const t = appendTool();
   const options = {
-    mode: 'native',
     question: 'q',
     tools: [t.tool],
-    pauseForApproval: true,
-    secret: TEST_SECRET,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true, secret: TEST_SECRET },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
@@ -420,10 +424,10 @@ test('an unsigned state with a rejection edited into an approval: refused where 
       t.tool,
     ];
     const options = {
-      mode: 'native',
       question: 'q',
-      pauseForApproval: true,
       ...(secret && { secret }),
+      modelSettings: { mode: 'native' },
+      durable: { pauseForApproval: true },
     } satisfies Partial<AgentOptions>;
     const first = await runAgent({ ...options, tools: tools([]), model: nativeReplyModel([calls]) });
     assert.equal(first.status, 'paused');
@@ -497,10 +501,10 @@ test('a state resumed twice runs its approved call twice (the caller must refuse
 test('each call of a batched native step gets its own callId (deduplicating on it drops no call)', async () => {
   const t = appendTool();
   const options = {
-    mode: 'native',
     question: 'q',
     tools: [t.tool],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
@@ -532,8 +536,8 @@ test('a model that writes an approval or an Observation after its action does no
     const result = await runAgent({
       question: 'q',
       tools: [t.tool],
-      pauseForApproval: true,
       model: scriptedModel([turn]),
+      durable: { pauseForApproval: true },
     });
     assert.equal(result.status, 'paused', turn);
     assert.deepEqual(t.lines, [], turn);
@@ -552,8 +556,8 @@ test('tool output that looks like an approval or a step is data: the next write 
   const result = await runAgent({
     question: 'q',
     tools: [look, t.tool],
-    pauseForApproval: true,
     model: scriptedModel(['Thought: look\nAction: look[x]', 'Thought: w\nAction: append[a]']),
+    durable: { pauseForApproval: true },
   });
   assert.equal(result.status, 'paused');
   assert.deepEqual(t.lines, []);

@@ -9,7 +9,8 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentOptions, RunState } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { collectRun, nativeReplyModel, textToolCall } from '../helpers/agent-run.js';
@@ -45,10 +46,10 @@ const STEP = [
 async function pausedStep() {
   const t = tools();
   const options = {
-    mode: 'native',
     question: 'Write a and b.',
     tools: [t.look, t.append],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   } satisfies Partial<AgentOptions>;
   const model = nativeReplyModel([STEP]);
   const { events, result } = await collectRun(streamAgent({ ...options, model }));
@@ -169,13 +170,13 @@ test('approve (no pause) is asked one call at a time, in order, each call runnin
   const t = tools();
   const result = await runAgent({
     model: nativeReplyModel([STEP, 'done']),
-    mode: 'native',
     question: 'Write a and b.',
     tools: [t.look, t.append],
     approve: (request) => {
       t.log.push(`asked ${request.input}`);
       return { type: 'approve' };
     },
+    modelSettings: { mode: 'native' },
   });
   assert.equal(result.status, 'answered');
   assert.deepEqual(t.log, ['asked a', 'ran a', 'asked b', 'ran b']);
@@ -184,9 +185,9 @@ test('approve (no pause) is asked one call at a time, in order, each call runnin
 test('approve that approves one call and pauses on the next resumes, without approve, where it stopped', async () => {
   const t = tools();
   const options = {
-    mode: 'native',
     question: 'Write a and b.',
     tools: [t.look, t.append],
+    modelSettings: { mode: 'native' },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,
@@ -227,10 +228,10 @@ test('a read made before a nested agent paused in the same step is not made agai
   const inner = scriptedModel(['Thought: write.\nAction: append[n]', 'Thought: written.\nAnswer: wrote n']);
   const helper = agentTool({ name: 'helper', description: 'Writes.', model: inner, tools: [t.append] });
   const options = {
-    mode: 'native',
     question: 'q',
     tools: [t.look, helper],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   } satisfies Partial<AgentOptions>;
   const first = await runAgent({
     ...options,

@@ -4,7 +4,8 @@ import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent, streamResumedAgent } from '../../src/agent/resume.js';
-import type { AgentEvent, AgentOptions, RunState } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentEvent, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { appendTool, collectRun, TEST_SECRET } from '../helpers/agent-run.js';
@@ -155,15 +156,15 @@ test('decisions must match the pending requests: another id, a missing one and a
     model: scriptedModel([ACT_A]),
     question: 'Write a and b.',
     tools: [twice.tool],
-    pauseForApproval: true,
+    durable: { pauseForApproval: true },
   });
   const firstId = first.pending![0]!.id;
   const second = await resumeAgent({
     model: scriptedModel([ACT_B]),
     tools: [twice.tool],
-    pauseForApproval: true,
     state: first.state!,
     decisions: { [firstId]: { type: 'approve' } },
+    durable: { pauseForApproval: true },
   });
   assert.equal(second.status, 'paused');
   assert.deepEqual(
@@ -213,7 +214,7 @@ test('approve can pause case by case with { type: "pause" }', async () => {
 });
 
 test('with a secret, the state is signed; a tampered, foreign or unsigned state is refused', async () => {
-  const { result, state, tool, lines } = await pausedRun({ secret: TEST_SECRET });
+  const { result, state, tool, lines } = await pausedRun({ durable: { secret: TEST_SECRET } });
   assert.match(state.signature ?? '', /^hmac-sha256:[A-Za-z0-9_-]+$/);
   const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
   const model = scriptedModel([ANSWER]);
@@ -280,7 +281,7 @@ test('a resume that does not follow the paused run (other options) is refused be
   const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
   // The tool now runs without asking, so the recorded run no longer reaches the approval it paused on.
   await assert.rejects(
-    resumeAgent({ model: scriptedModel([]), tools: [tool], allowTools: 'all', state, decisions }),
+    resumeAgent({ model: scriptedModel([]), tools: [tool], state, decisions, limits: { allowTools: 'all' } }),
     (error: unknown) => error instanceof RunStateError && error.problem === 'mismatch',
   );
   await assert.rejects(
@@ -297,8 +298,7 @@ test('pause and resume do not combine with a journal (a durable engine waits for
       model: scriptedModel([]),
       question: 'q',
       tools: [tool],
-      pauseForApproval: true,
-      journal: (_name, effect) => effect(),
+      durable: { pauseForApproval: true, journal: (_name, effect) => effect() },
     }),
     AgentConfigError,
   );
@@ -336,10 +336,10 @@ test('native mode: a read call of the paused step runs once, after the decisions
   };
   const first = await runAgent({
     model: nativeModel(['calls']),
-    mode: 'native',
     question: 'q',
     tools: [look, tool],
-    pauseForApproval: true,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true },
   });
   assert.equal(first.status, 'paused');
   assert.equal(reads, 0, 'the step asks for its approvals before any of its calls runs');
@@ -350,10 +350,10 @@ test('native mode: a read call of the paused step runs once, after the decisions
   const second = nativeModel(['answer']);
   const done = await resumeAgent({
     model: second,
-    mode: 'native',
     tools: [look, tool],
     state: JSON.parse(JSON.stringify(first.state)),
     decisions: { [first.pending![0]!.id]: { type: 'approve' } },
+    modelSettings: { mode: 'native' },
   });
   assert.equal(done.status, 'answered');
   assert.equal(reads, 1, 'the read ran once');

@@ -34,12 +34,11 @@ async function requestsOf(native: boolean, contextWindowTokens?: number): Promis
   const requests: ModelRequest[] = [];
   const result = await runAgent({
     model: model(native, requests),
-    mode: native ? 'native' : 'text',
     question: 'What are the parts?',
     tools: [search],
     maxSteps: STEPS,
-    maxOutputTokens: 256,
     ...(contextWindowTokens !== undefined && { contextWindowTokens }),
+    modelSettings: { mode: native ? 'native' : 'text', maxOutputTokens: 256 },
   });
   assert.equal(result.status, 'answered');
   assert.equal(requests.length, STEPS);

@@ -30,7 +30,9 @@ for (const streaming of [true, false]) {
     });
     try {
       const model = await resolveModelSpec(`openai-compatible:${server.baseURL}#m`, {});
-      const events = await eventsOf(streamAgent({ model, question: 'q', tools: [calculator], streaming }));
+      const events = await eventsOf(
+        streamAgent({ model, question: 'q', tools: [calculator], modelSettings: { streaming } }),
+      );
       const retries = events.filter((e) => e.type === 'model-retry');
       assert.equal(retries.length, 1);
       const { delayMs, ...retry } = retries[0]!;
@@ -69,7 +71,9 @@ test('a connection closed before the headers is a model-retry event naming it (t
   t.after(() => server.close());
   const { port } = server.address() as AddressInfo;
   const model = await resolveModelSpec(`openai-compatible:http://127.0.0.1:${port}/v1#m`, {});
-  const events = await eventsOf(streamAgent({ model, question: 'q', tools: [calculator], streaming: false }));
+  const events = await eventsOf(
+    streamAgent({ model, question: 'q', tools: [calculator], modelSettings: { streaming: false } }),
+  );
   const retries = events.filter((e) => e.type === 'model-retry');
   assert.deepEqual(
     retries.map((e) => e.type === 'model-retry' && [e.retry, e.maxRetries, e.error]),

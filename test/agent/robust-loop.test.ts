@@ -56,7 +56,12 @@ test('a provider that rejects stop sequences is called again without them, and t
   });
   try {
     const model = await resolveModelSpec(`openai-compatible:${server.baseURL}#reasoner`, {});
-    const result = await runAgent({ model, question: 'q', tools: [calculator], streaming: false });
+    const result = await runAgent({
+      model,
+      question: 'q',
+      tools: [calculator],
+      modelSettings: { streaming: false },
+    });
     assert.equal(result.status, 'answered');
     assert.equal(result.answer, '4');
     assert.equal(result.steps[0]!.observation?.text, '4');
@@ -108,7 +113,7 @@ test('when the transcript outgrows the context window, the oldest observations a
     model,
     question: 'Summarise the pages.',
     tools: [big],
-    contextWindowTokens: 4000,
+    prompt: { contextWindowTokens: 4000 },
   });
   assert.equal(result.status, 'answered');
   const last = model.requests[3]!.messages;
@@ -142,8 +147,7 @@ test("few-shot examples from the paper's prompt file are rendered in the run's l
     model,
     question: 'q',
     tools: [lookup],
-    labels: PORTUGUESE_LABELS,
-    examples,
+    prompt: { labels: PORTUGUESE_LABELS, examples },
   });
   assert.equal(result.answer, '1,800 a 7,000 pés');
   const system = model.requests[0]!.messages[0]!.content;

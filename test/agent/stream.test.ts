@@ -82,7 +82,7 @@ test('a journal that retries a failed model call gets a fresh call each time', a
     }
   };
   const model = scriptedModel([new Error('transient 503'), 'Thought: ok\nAnswer: 42']);
-  const result = await runAgent({ model, question: 'q?', tools: [], journal: retrying });
+  const result = await runAgent({ model, question: 'q?', tools: [], durable: { journal: retrying } });
   assert.equal(result.status, 'answered');
   assert.equal(result.answer, '42');
   assert.equal(model.requests.length, 2);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
 import type { FewShotExample } from '../../src/react/examples.js';
 import { renderSystemPrompt } from '../../src/react/prompt.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
@@ -37,11 +37,11 @@ function expected(options: Omit<AgentOptions, 'model' | 'question'>): string {
 test('runs whose options differ only where separators could hide each send their own prompt', async () => {
   const examples: FewShotExample[] = [{ question: 'Q?', steps: [{ thought: 'easy', answer: 'A' }] }];
   const sets: Omit<AgentOptions, 'model' | 'question'>[] = [
-    { tools: [tool('d')], examples },
-    { tools: [tool('d')], examples: '#1' },
-    { tools: [tool('d')], examples: 'a1' },
+    { tools: [tool('d')], prompt: { examples } },
+    { tools: [tool('d')], prompt: { examples: '#1' } },
+    { tools: [tool('d')], prompt: { examples: 'a1' } },
     { tools: [tool('d')], instructions: 'i\u0000de' },
-    { tools: [tool('d')], instructions: 'i', contentLanguage: 'de\u0000' },
+    { tools: [tool('d')], instructions: 'i', prompt: { contentLanguage: 'de\u0000' } },
     { tools: [tool('x\u0000y')] },
     { tools: [tool('x', 'y\u0000')] },
     { tools: [tool('d\u0001h')] },
@@ -55,14 +55,14 @@ test('runs whose options differ only where separators could hide each send their
 test('a new examples array is a new prompt', async () => {
   const first: FewShotExample[] = [{ question: 'Q1?', steps: [{ thought: 't', answer: 'one' }] }];
   const second: FewShotExample[] = [{ question: 'Q2?', steps: [{ thought: 't', answer: 'two' }] }];
-  assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
-  assert.match(await sentPrompt({ tools: [], examples: second }), /Q2\?/);
-  assert.match(await sentPrompt({ tools: [], examples: first }), /Q1\?/);
+  assert.match(await sentPrompt({ tools: [], prompt: { examples: first } }), /Q1\?/);
+  assert.match(await sentPrompt({ tools: [], prompt: { examples: second } }), /Q2\?/);
+  assert.match(await sentPrompt({ tools: [], prompt: { examples: first } }), /Q1\?/);
 });
 
 test('an examples array changed between runs is sent as it is now', async () => {
   const examples: FewShotExample[] = [{ question: 'Q1?', steps: [{ thought: 't', answer: 'one' }] }];
-  assert.match(await sentPrompt({ tools: [], examples }), /Q1\?/);
+  assert.match(await sentPrompt({ tools: [], prompt: { examples } }), /Q1\?/);
   examples.push({ question: 'Q3?', steps: [{ thought: 't', answer: 'three' }] });
-  assert.match(await sentPrompt({ tools: [], examples }), /Q3\?/);
+  assert.match(await sentPrompt({ tools: [], prompt: { examples } }), /Q3\?/);
 });

@@ -41,12 +41,14 @@ test('an unknown tool is repaired before the corrective observation: the repaire
   const seen: RepairToolCallOptions[] = [];
   const result = await runAgent({
     model,
-    mode: 'native',
     question: '1 + 1?',
     tools: [calculator],
-    repairToolCall: (options) => {
-      seen.push(options);
-      return { ...options.toolCall, name: 'calculator' };
+    modelSettings: { mode: 'native' },
+    hooks: {
+      repairToolCall: (options) => {
+        seen.push(options);
+        return { ...options.toolCall, name: 'calculator' };
+      },
     },
   });
   assert.equal(result.status, 'answered');
@@ -97,20 +99,22 @@ test('invalid input is repaired by asking a second model for arguments that fit 
   ]);
   const result = await runAgent({
     model,
-    mode: 'native',
     question: '10 USD in EUR?',
     tools: [convert],
-    repairToolCall: async ({ toolCall, error, inputSchema, generate }) => {
-      assert.ok(error instanceof InvalidToolInputError);
-      assert.equal(error.toolInput, '{"amount":"10 dollars"}');
-      const schema = JSON.stringify(inputSchema({ toolName: toolCall.name }));
-      const reply = await generate(fixer, {
-        messages: [
-          { role: 'system', content: `Rewrite the arguments to fit this JSON Schema: ${schema}` },
-          { role: 'user', content: `${toolCall.input}\nProblem: ${error.message}` },
-        ],
-      });
-      return { ...toolCall, input: reply.text };
+    modelSettings: { mode: 'native' },
+    hooks: {
+      repairToolCall: async ({ toolCall, error, inputSchema, generate }) => {
+        assert.ok(error instanceof InvalidToolInputError);
+        assert.equal(error.toolInput, '{"amount":"10 dollars"}');
+        const schema = JSON.stringify(inputSchema({ toolName: toolCall.name }));
+        const reply = await generate(fixer, {
+          messages: [
+            { role: 'system', content: `Rewrite the arguments to fit this JSON Schema: ${schema}` },
+            { role: 'user', content: `${toolCall.input}\nProblem: ${error.message}` },
+          ],
+        });
+        return { ...toolCall, input: reply.text };
+      },
     },
   });
   fixer.assertAllUsed();
@@ -131,14 +135,16 @@ test('no repair (null), a throwing repair and a repair that is still wrong all g
   let attempt = 0;
   const result = await runAgent({
     model,
-    mode: 'native',
     question: 'q',
     tools: [calculator, convert],
-    repairToolCall: ({ toolCall }) => {
-      attempt += 1;
-      if (attempt === 1) return null;
-      if (attempt === 2) throw new Error('fixer offline');
-      return { ...toolCall, input: '{"amountUsd":"ten"}' };
+    modelSettings: { mode: 'native' },
+    hooks: {
+      repairToolCall: ({ toolCall }) => {
+        attempt += 1;
+        if (attempt === 1) return null;
+        if (attempt === 2) throw new Error('fixer offline');
+        return { ...toolCall, input: '{"amountUsd":"ten"}' };
+      },
     },
   });
   assert.equal(result.status, 'answered');
@@ -164,12 +170,14 @@ test('calls that can run never reach repairToolCall', async () => {
   let asked = 0;
   const result = await runAgent({
     model,
-    mode: 'native',
     question: 'q',
     tools: [calculator],
-    repairToolCall: () => {
-      asked += 1;
-      return null;
+    modelSettings: { mode: 'native' },
+    hooks: {
+      repairToolCall: () => {
+        asked += 1;
+        return null;
+      },
     },
   });
   assert.equal(result.status, 'answered');

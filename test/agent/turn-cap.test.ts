@@ -29,7 +29,7 @@ test('a whole response over the cap is cut on the client side', async () => {
     model: scriptedModel([HUGE, 'Thought: t\nAnswer: short']),
     question: 'q',
     tools: [],
-    maxOutputTokens: 1000,
+    modelSettings: { maxOutputTokens: 1000 },
   });
   assert.equal(result.status, 'answered');
   assert.equal(result.steps[0]?.modelText.length, 16_000);
@@ -51,7 +51,12 @@ test('a streamed turn stops being read at the cap, and the request is cancelled'
     return stream(request);
   };
   const deltas: string[] = [];
-  const run = streamAgent({ model, question: 'q', tools: [], maxOutputTokens: 1000, streaming: true });
+  const run = streamAgent({
+    model,
+    question: 'q',
+    tools: [],
+    modelSettings: { maxOutputTokens: 1000, streaming: true },
+  });
   let event: IteratorResult<AgentEvent> = await run.next();
   for (; !event.done; event = await run.next()) {
     if (event.value.type === 'model-delta') deltas.push(event.value.text);

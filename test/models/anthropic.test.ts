@@ -64,7 +64,7 @@ for (const streaming of [false, true]) {
             model: await modelAt(server),
             question: QUESTION,
             tools: [calculator],
-            streaming,
+            modelSettings: { streaming },
           });
           assert.equal(result.status, 'answered');
           assert.equal(result.answer, '$1,680 per year');
@@ -109,7 +109,7 @@ for (const streaming of [false, true]) {
           model: await modelAt(server),
           question: QUESTION,
           tools: [],
-          streaming,
+          modelSettings: { streaming },
         });
         assert.deepEqual(result.steps[0]?.usage, {
           inputTokens: 50,
@@ -134,7 +134,7 @@ for (const streaming of [false, true]) {
             model: await modelAt(server),
             question: QUESTION,
             tools: [calculator],
-            streaming,
+            modelSettings: { streaming },
           });
           assert.equal(result.status, 'answered');
           for (const request of server.requests) {
@@ -178,8 +178,7 @@ for (const streaming of [false, true]) {
           model: await modelAt(server),
           question: QUESTION,
           tools: [calculator],
-          streaming,
-          promptCaching: false,
+          modelSettings: { streaming, promptCaching: false },
         });
         assert.equal(result.status, 'answered');
         assert.doesNotMatch(JSON.stringify(server.requests), /cache_control/);
@@ -204,8 +203,7 @@ for (const streaming of [false, true]) {
             model,
             question: QUESTION,
             tools: [calculator],
-            mode: 'auto',
-            streaming,
+            modelSettings: { mode: 'auto', streaming },
           });
           assert.equal(result.status, 'answered');
           assert.equal(result.answer, '$1,680 per year');

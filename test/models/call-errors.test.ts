@@ -23,7 +23,12 @@ test('a refused connection says so, with the address, not "Cannot connect to API
   const baseURL = await listen(server);
   await new Promise((resolve) => server.close(resolve));
   for (const streaming of [false, true]) {
-    const result = await runAgent({ model: await modelAt(baseURL), question: 'q', tools: [], streaming });
+    const result = await runAgent({
+      model: await modelAt(baseURL),
+      question: 'q',
+      tools: [],
+      modelSettings: { streaming },
+    });
     assert.equal(result.status, 'error');
     assert.match(result.error ?? '', /cannot connect: connection refused \(127\.0\.0\.1:\d+\)/);
     assert.doesNotMatch(result.error ?? '', /Cannot connect to API/);
@@ -35,7 +40,12 @@ test('a server that closes the connection before answering is named as such', as
   const baseURL = await listen(server);
   try {
     for (const streaming of [false, true]) {
-      const result = await runAgent({ model: await modelAt(baseURL), question: 'q', tools: [], streaming });
+      const result = await runAgent({
+        model: await modelAt(baseURL),
+        question: 'q',
+        tools: [],
+        modelSettings: { streaming },
+      });
       assert.equal(result.status, 'error');
       assert.match(
         result.error ?? '',
@@ -56,7 +66,7 @@ test('a server that accepted the request but sends no headers is "no response he
       model: await modelAt(baseURL),
       question: 'q',
       tools: [],
-      modelTimeoutMs: 400,
+      limits: { modelTimeoutMs: 400 },
     });
     assert.match(
       result.error ?? '',
@@ -91,7 +101,7 @@ test('a port fetch refuses as unsafe (9) is named, and not retried (no retry can
   const model = await resolveModelSpec('openai-compatible:http://127.0.0.1:9/v1#m'); // default retries: 2
   for (const streaming of [false, true]) {
     const events: string[] = [];
-    const run = streamAgent({ model, question: 'q', tools: [], streaming });
+    const run = streamAgent({ model, question: 'q', tools: [], modelSettings: { streaming } });
     let next = await run.next();
     while (!next.done) {
       events.push(next.value.type);
@@ -116,7 +126,13 @@ test('a timeout that cuts the wait for a retry names the failed attempt (HTTP 42
   try {
     for (const streaming of [false, true]) {
       const model = await resolveModelSpec(`openai-compatible:${baseURL}#m`); // default retries: 2
-      const result = await runAgent({ model, question: 'q', tools: [], streaming, modelTimeoutMs: 600 });
+      const result = await runAgent({
+        model,
+        question: 'q',
+        tools: [],
+        modelSettings: { streaming },
+        limits: { modelTimeoutMs: 600 },
+      });
       assert.equal(result.status, 'error');
       assert.match(
         result.error ?? '',

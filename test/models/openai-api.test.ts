@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import type { AgentEvent, AgentOptions, RunResult } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import { type ResolveModelOptions, resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { createTraceWriter, readTrace } from '../../src/trace/trace.js';
@@ -58,7 +59,7 @@ for (const streaming of [false, true]) {
             model: await modelAt(server),
             question: QUESTION,
             tools: [calculator],
-            streaming,
+            modelSettings: { streaming },
           });
           assert.equal(result.status, 'answered');
           assert.equal(result.answer, '$1,680 per year');
@@ -102,8 +103,7 @@ for (const streaming of [false, true]) {
             model: await modelAt(server),
             question: QUESTION,
             tools: [calculator],
-            mode: 'native',
-            streaming,
+            modelSettings: { mode: 'native', streaming },
           });
           assert.equal(result.status, 'answered');
           assert.equal(result.answer, '$1,680 per year');
@@ -132,7 +132,7 @@ for (const streaming of [false, true]) {
           model: await modelAt(server),
           question: QUESTION,
           tools: [calculator],
-          streaming,
+          modelSettings: { streaming },
         });
         assert.equal(result.status, 'answered');
         assert.equal(result.steps[0]?.observation?.text, '1680', 'the real observation, not 9999');
@@ -151,8 +151,8 @@ for (const streaming of [false, true]) {
             model: await modelAt(server),
             question: QUESTION,
             tools: [calculator],
-            modelTimeoutMs: 300,
-            streaming,
+            limits: { modelTimeoutMs: 300 },
+            modelSettings: { streaming },
           });
           assert.ok(performance.now() - started < 1500);
           assert.equal(result.status, 'error');
@@ -183,7 +183,7 @@ for (const streaming of [false, true]) {
             question: QUESTION,
             tools: [calculator],
             signal: controller.signal,
-            streaming,
+            modelSettings: { streaming },
           });
           assert.ok(performance.now() - started < 1500);
           assert.equal(result.status, 'aborted');
@@ -226,7 +226,7 @@ describe('OpenAI chat completions: retries', () => {
           model: await modelAt(server),
           question: QUESTION,
           tools: [],
-          streaming: false,
+          modelSettings: { streaming: false },
         });
         assert.equal(result.status, 'error');
         assert.equal(server.requests.length, 3);
@@ -321,7 +321,7 @@ describe('OpenAI chat completions: broken streams', () => {
         model: await modelAt(server),
         question: QUESTION,
         tools: [calculator],
-        modelTimeoutMs: 500,
+        limits: { modelTimeoutMs: 500 },
       });
       assert.ok(performance.now() - started < 2000);
       assert.equal(result.status, 'error');

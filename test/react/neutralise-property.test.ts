@@ -213,7 +213,7 @@ const hostileOutput = fc
 async function nextPrompt(output: string, labels: LabelSet): Promise<string> {
   const tool: Tool = { name: 'lookup', description: 'Looks things up.', effects: 'read', run: () => output };
   const model = scriptedModel(['Thought: look\nAction: lookup[x]', 'Thought: ok\nAnswer: done']);
-  await runAgent({ model, question: 'q', tools: [tool], labels });
+  await runAgent({ model, question: 'q', tools: [tool], prompt: { labels } });
   return model.requests[1]!.messages.map((m) => m.content).join('\n');
 }
 

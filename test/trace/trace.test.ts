@@ -3,7 +3,8 @@ import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { streamAgent } from '../../src/agent/loop.js';
-import type { AgentOptions, RunResult } from '../../src/agent/types.js';
+import type { AgentOptions } from '../../src/agent/options.js';
+import type { RunResult } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -83,7 +84,7 @@ test('a trace stores each model text once: a 1 MB turn makes a trace of about 1 
       model: scriptedModel(turns),
       question: '2 + 2?',
       tools: [calculator],
-      maxOutputTokens: 1_000_000,
+      modelSettings: { maxOutputTokens: 1_000_000 },
     });
     const bytes = statSync(file).size;
     // The text once, plus bounded notes that quote a little of it; the format before kept it 5 to 8 times.
@@ -187,7 +188,7 @@ test("a paused run's trace keeps the pause and its requests, not the state (the 
     model: scriptedModel(['Thought: I will write it.\nAction: write[x]']),
     question: 'Write x.',
     tools: [write],
-    pauseForApproval: true,
+    durable: { pauseForApproval: true },
   });
   assert.equal(result.status, 'paused');
   assert.ok(result.state, 'the run itself returns the state');

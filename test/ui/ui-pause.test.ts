@@ -131,8 +131,8 @@ test('pauseForApproval in a chat route needs a secret', async () => {
     createAgentUIStreamResponse({
       model: scriptedModel([]),
       tools: [tool],
-      pauseForApproval: true,
       request: chatRequest([question]),
+      durable: { pauseForApproval: true },
     }),
     (error: unknown) => error instanceof AgentConfigError && /needs a `secret`/.test(error.message),
   );

@@ -176,7 +176,10 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
         'Thought: I will email Ann.\nAction: send_email[ann@example.com]',
         'Thought: Sent.\nAnswer: Ann has it.',
       ],
-      { tools: [sendEmail], pauseForApproval: true, secret: 'the secret of this test, 32 chars or more' },
+      {
+        tools: [sendEmail],
+        durable: { pauseForApproval: true, secret: 'the secret of this test, 32 chars or more' },
+      },
     );
 
     await page.getByLabel('Message').fill('Email Ann.');

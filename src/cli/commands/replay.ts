@@ -68,13 +68,12 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
     model: replayModel(trace),
     question: trace.header.question,
     tools,
-    labels: LABEL_SETS[traceLanguage(trace)],
-    mode: cli.mode,
     // Enough steps for every recorded turn: the replay must never stop sooner than the recording did.
     maxSteps: Math.max(cli.maxSteps, trace.steps.length),
     approve: terminalApprover(),
-    allowTools: options.yes === true ? 'all' : allow,
-    streaming: false,
+    prompt: { labels: LABEL_SETS[traceLanguage(trace)] },
+    modelSettings: { mode: cli.mode, streaming: false },
+    limits: { allowTools: options.yes === true ? 'all' : allow },
   });
   const differences = compareSteps(trace.steps, result.steps);
   if (options.json) {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ENGLISH_LABELS } from '../../react/labels.js';
 import pc from 'picocolors';
 import { AgentConfigError } from '../../agent/errors.js';
 import { streamAgent } from '../../agent/loop.js';
@@ -51,8 +52,7 @@ export async function runCommand(
   const continued =
     options.continue === undefined ? undefined : continuedConversation(options.continue, cwd, env);
   if (continued) {
-    const { question: _asked, ...agent } = prepared.agent;
-    prepared.agent = { ...agent, messages: [...continued.earlier, { role: 'user', content: question }] };
+    prepared.input = { messages: [...continued.earlier, { role: 'user', content: question }] };
   }
   const target: TraceTarget = options.trace
     ? { file: options.trace, explicit: true }
@@ -69,6 +69,7 @@ export async function runCommand(
   try {
     const events = streamAgent({
       ...prepared.agent,
+      ...prepared.input,
       approve: terminalApprover({ messages: prepared.messages.approval }),
       signal: controller.signal,
     });
@@ -109,7 +110,7 @@ export function terminalOutput(
   const render = createRenderer({
     json: options.json,
     out: process.stdout,
-    labels: prepared.agent.labels!,
+    labels: prepared.agent.prompt?.labels ?? ENGLISH_LABELS,
     messages: prepared.messages,
     jsonExtra,
     live: options.stream && !options.json,
@@ -122,7 +123,8 @@ export function terminalOutput(
 
 /** True when the run uses provider tool calling (`--mode native`, or `auto` with a model that has it). */
 function usesNativeCalls(prepared: PreparedRun): boolean {
-  const { mode, model } = prepared.agent;
+  const { model } = prepared.agent;
+  const mode = prepared.agent.modelSettings?.mode;
   return mode === 'native' || (mode === 'auto' && model.supportsToolCalls === true);
 }
 

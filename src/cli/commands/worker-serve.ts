@@ -88,11 +88,9 @@ async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: Agent
         tools: await buildCliTools(options),
         question: request.question,
         maxSteps: request.maxSteps ?? options.maxSteps,
-        mode: options.mode,
-        labels,
-        allowTools: options.yes ? 'all' : options.allow,
-        modelTimeoutMs,
-        maxOutputTokens: options.maxOutputTokens,
+        modelSettings: { mode: options.mode, maxOutputTokens: options.maxOutputTokens },
+        prompt: { labels },
+        limits: { allowTools: options.yes ? 'all' : options.allow, modelTimeoutMs },
       };
     },
   });

@@ -35,7 +35,6 @@ function importGraph(): Map<string, Edge[]> {
 }
 
 const graph = importGraph();
-const folder = (file: string) => dirname(file);
 
 /** Imports from files matching `from` into files matching `to`, as `a -> b` lines. */
 function importsBetween(from: (file: string) => boolean, to: (file: string) => boolean): string[] {
@@ -51,47 +50,100 @@ test('the graph is read: a run imports the labels, the router and the model erro
   const run = graph.get(join('agent', 'run.ts'))?.map((e) => e.to) ?? [];
   assert.ok(run.includes(join('react', 'labels.ts')), run.join(', '));
   assert.ok(run.includes(join('tools', 'router.ts')));
-  assert.ok(run.includes(join('models', 'errors.ts')));
+  const step = graph.get(join('agent', 'step.ts'))?.map((e) => e.to) ?? [];
+  assert.ok(step.includes(join('models', 'errors.ts')), step.join(', '));
   assert.ok(graph.size > 50);
 });
 
-test('models/ imports nothing from agent/ or trace/ (types included)', () => {
-  const up = (f: string) => f.startsWith(`agent/`) || f.startsWith(`trace/`);
+/**
+ * The layers, lowest first (../shared/design/architecture.md). A file may import from its own folder and
+ * from folders of a lower rank only, type-only imports included; folders of the same rank are peers that
+ * know nothing of each other (the text protocol, tools and models). `.` is the core entry (src/index.ts).
+ */
+const RANKS: Record<string, number> = {
+  util: 0,
+  react: 1,
+  tools: 1,
+  models: 1,
+  agent: 2,
+  testing: 2,
+  telemetry: 3,
+  trace: 3,
+  ui: 3,
+  '.': 4,
+  eval: 4,
+  protocol: 4,
+  browser: 5,
+  node: 5,
+  restate: 5,
+  web: 6,
+  cli: 7,
+};
+
+/** The folder of a file under src/ (`.` for the entry points at its top). */
+const topFolder = (file: string) => (file.includes('/') ? file.split('/')[0]! : '.');
+
+test('every folder of src/ has a layer', () => {
+  const folders = new Set([...graph.keys()].map(topFolder));
   assert.deepEqual(
-    importsBetween((f) => f.startsWith('models/'), up),
+    [...folders].filter((f) => RANKS[f] === undefined),
     [],
   );
 });
 
-test('react/ (the text protocol) imports nothing from agent/, tools/ or models/', () => {
-  const other = (f: string) => ['agent/', 'tools/', 'models/'].some((p) => f.startsWith(p));
+/** Imports of a folder of the importer's own rank or above, as `a -> b` lines. */
+function upwardImports(): string[] {
+  const up: string[] = [];
+  for (const [file, edges] of graph) {
+    const from = topFolder(file);
+    for (const edge of edges) {
+      if (!graph.has(edge.to)) continue; // package.json and the like
+      const to = topFolder(edge.to);
+      if (to !== from && RANKS[to]! >= RANKS[from]!) up.push(`${file} -> ${edge.to}`);
+    }
+  }
+  return up;
+}
+
+test('imports point down: no file imports a folder of its own rank or above, types included', () => {
+  assert.deepEqual(upwardImports(), []);
+});
+
+test('the check sees an upward import (a type-only one included) and an import between peers', () => {
+  graph.set('agent/__x.ts', [{ to: 'telemetry/otel.ts', typeOnly: true }]);
+  graph.set('models/__y.ts', [{ to: 'tools/router.ts', typeOnly: false }]);
+  try {
+    assert.deepEqual(
+      upwardImports()
+        .filter((line) => line.includes('__'))
+        .sort(),
+      ['agent/__x.ts -> telemetry/otel.ts', 'models/__y.ts -> tools/router.ts'],
+    );
+  } finally {
+    graph.delete('agent/__x.ts');
+    graph.delete('models/__y.ts');
+  }
+});
+
+test('no import cycles, type-only imports included', () => {
   assert.deepEqual(
-    importsBetween((f) => f.startsWith('react/'), other),
+    stronglyConnected().map((c) => c.sort().join(' <-> ')),
     [],
   );
 });
 
-test('telemetry/ and agent/types.ts do not import each other: agent/types.ts imports no telemetry', () => {
-  assert.deepEqual(
-    importsBetween(
-      (f) => f === 'agent/types.ts',
-      (f) => f.startsWith('telemetry/'),
-    ),
-    [],
-  );
-});
-
-test('no import cycles (a cycle of type-only imports inside one folder is allowed: it is erased at build)', () => {
-  const cycles = stronglyConnected().filter((members) => {
-    const inside = new Set(members);
-    const oneFolder = members.every((m) => folder(m) === folder(members[0]!));
-    const valueEdge = members.some((m) => graph.get(m)!.some((e) => inside.has(e.to) && !e.typeOnly));
-    return !oneFolder || valueEdge;
-  });
-  assert.deepEqual(
-    cycles.map((c) => c.sort().join(' <-> ')),
-    [],
-  );
+test('the cycle check finds a cycle when there is one', () => {
+  graph.set('__a.ts', [{ to: '__b.ts', typeOnly: true }]);
+  graph.set('__b.ts', [{ to: '__a.ts', typeOnly: true }]);
+  try {
+    assert.deepEqual(
+      stronglyConnected().map((c) => c.sort().join(' <-> ')),
+      ['__a.ts <-> __b.ts'],
+    );
+  } finally {
+    graph.delete('__a.ts');
+    graph.delete('__b.ts');
+  }
 });
 
 /** Groups of files that import each other, directly or through others (Tarjan's algorithm). */

@@ -65,7 +65,7 @@ async function run(mode: 'text' | 'native', contextWindowTokens: number | undefi
     question: QUESTION,
     tools: [search],
     maxSteps: STEPS,
-    ...(contextWindowTokens !== undefined && { contextWindowTokens }),
+    ...(contextWindowTokens !== undefined && { prompt: { contextWindowTokens } }),
     modelSettings: { mode, maxOutputTokens: MAX_OUTPUT_TOKENS },
   });
   if (result.status !== 'answered') throw new Error(`bench run ended ${result.status}`);

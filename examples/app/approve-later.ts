@@ -8,7 +8,7 @@
  *   TAOLOOP_MODEL=... TAOLOOP_RUN_SECRET=... npx tsx examples/app/approve-later.ts decide state.json approve
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { defineTool, resolveModelSpec, resumeAgent, runAgent } from 'taoloop';
+import { type ApprovalDecision, defineTool, resolveModelSpec, resumeAgent, runAgent } from 'taoloop';
 
 const [command, file = 'state.json', answer = 'approve'] = process.argv.slice(2);
 const sendEmail = defineTool({
@@ -47,8 +47,9 @@ if (command === 'ask') {
     process.exit(1);
   }
   const state = JSON.parse(readFileSync(claimed, 'utf8'));
-  const decision = answer === 'approve' ? { type: 'approve' } : { type: 'reject', reason: answer };
-  const decisions = Object.fromEntries(
+  const decision: ApprovalDecision =
+    answer === 'approve' ? { type: 'approve' } : { type: 'reject', reason: answer };
+  const decisions: Record<string, ApprovalDecision> = Object.fromEntries(
     state.pending.map((request: { id: string }) => [request.id, decision]),
   );
   const result = await resumeAgent({ ...options, state, decisions });

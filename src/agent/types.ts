@@ -300,7 +300,13 @@ export interface RunResult<O = unknown> {
 export type AgentEvent =
   | { type: 'run-start'; question: string; modelId: string; tools: string[]; systemPrompt: string }
   | { type: 'model-start'; step: number }
-  | { type: 'model-delta'; step: number; text: string }
+  /**
+   * A piece of the model's reply as it arrives (`text`, exactly as received), and what of the reply may be
+   * shown now (`shown`, to append to what was shown before): the same text without the start of an
+   * observation the model invents, and holding back an unfinished last line that may still become a label
+   * (`Obs`), in the run's labels. Front ends show `shown`; `text` is for traces and debugging.
+   */
+  | { type: 'model-delta'; step: number; text: string; shown: string }
   /** A piece of the reasoning the provider streams apart from the text (`reasoning_content`). */
   | { type: 'reasoning-delta'; step: number; text: string }
   /** A model call failed and the next of `fallbackModels` takes it; text streamed so far is discarded. */

@@ -1,16 +1,15 @@
 /**
  * Printing a model turn while it streams: the reasoning (dimmed), the thought, then the action or answer
  * line appear as their tokens arrive, and once the turn is complete the screen holds what the whole turn
- * prints without streaming (`turnParts`). The reply is read as the loop reads it (`readReply`: the stream
- * cut, then the parser) on its settled text (`settledText`): nothing after an invented observation is ever
- * printed, and an unfinished line that may still become a label is held back until it is known not to be
- * one, so a partial `Obs` never reaches the screen either.
+ * prints without streaming (`turnParts`). It is given what the loop says may be shown of the reply
+ * (`model-delta`'s `shown`: nothing after an invented observation, and an unfinished line that may still
+ * become a label held back until it is known not to be one), and reads it as the loop reads a turn
+ * (`readReply`), only to print it.
  *
  * @module
  */
 import type { LabelSet } from '../react/labels.js';
 import { readReply } from '../react/reply.js';
-import { settledText } from '../react/settled.js';
 import { readThinking } from '../react/think.js';
 import { type PrintLabels, partialTurnParts, reasoningPart, type TurnPart } from './turn-parts.js';
 
@@ -58,7 +57,7 @@ export class LiveTurn {
     this.#show(this.#partialParts());
   }
 
-  /** A piece of the turn's text. */
+  /** A piece of the turn's text that may be shown (`model-delta`'s `shown`). */
   text(delta: string): void {
     this.#text += delta;
     this.#show(this.#partialParts());
@@ -92,7 +91,7 @@ export class LiveTurn {
     if (native) {
       return showReasoning && provider ? [reasoningPart(provider)] : [];
     }
-    const settled = settledText(this.#text, labels);
+    const settled = this.#text;
     const read = readReply(settled, { labels, tools });
     const reasoning = [provider, read.reasoning ?? ''].filter(Boolean).join('\n\n');
     // Nothing outside `<think>` blocks yet: a step read from inside a block may still be followed by the

@@ -85,7 +85,7 @@ export function createRenderer(options: RenderOptions): (event: AgentEvent) => v
         if (options.live) live = newLiveTurn();
         break;
       case 'model-delta':
-        live?.text(event.text);
+        live?.text(event.shown);
         break;
       case 'reasoning-delta':
         live?.reasoning(event.text);

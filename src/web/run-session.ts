@@ -12,8 +12,6 @@ import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../agent/typ
 import { ModelCallError } from '../models/errors.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
-import { ENGLISH_LABELS } from '../react/labels.js';
-import { StreamCut } from '../react/stream-cut.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import { createTraceWriter, type TraceWriter } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
@@ -105,8 +103,6 @@ export class RunSession {
   #approvals = 0;
   /** The step whose model call is in flight (from its `model-start`). */
   #step = 0;
-  /** The stream cut of that call: deltas stop at the first observation the model writes itself. */
-  #cut: { step: number; cut: StreamCut; text: string; sent: number; done: boolean } | undefined;
   #trace: TraceWriter | undefined;
 
   constructor(options: RunSessionOptions) {
@@ -188,32 +184,6 @@ export class RunSession {
     });
   }
 
-  /**
-   * A `model-delta` as the page gets it: nothing from the line where the model starts writing its own
-   * observation. A last line that may still become `Observation:` is held back until it cannot.
-   */
-  #cutDelta(event: { step: number; text: string }): RunMessage | undefined {
-    if (this.#cut?.step !== event.step) {
-      this.#cut = { step: event.step, cut: new StreamCut(ENGLISH_LABELS), text: '', sent: 0, done: false };
-    }
-    const state = this.#cut;
-    if (state.done) return undefined;
-    state.text += event.text;
-    const at = state.cut.push(event.text);
-    let end = state.text.length;
-    if (at >= 0) {
-      state.done = true;
-      end = at;
-    } else {
-      const lineStart = state.text.lastIndexOf('\n') + 1;
-      if (mayBecomeObservation(state.text.slice(lineStart))) end = lineStart;
-    }
-    const text = state.text.slice(state.sent, end);
-    state.sent = Math.max(state.sent, end);
-    const kept = state.done ? text.replace(/\s+$/, '') : text;
-    return kept ? { type: 'model-delta', step: event.step, text: kept } : undefined;
-  }
-
   async #drive(options: RunSessionOptions): Promise<void> {
     const { question, tools, maxSteps, earlier } = options;
     const model = watchRequests(options.model, {
@@ -255,7 +225,13 @@ export class RunSession {
         this.#trace?.write(event);
         if (event.type === 'model-start') this.#step = event.step;
         if (event.type === 'reasoning-delta') continue;
-        const message = event.type === 'model-delta' ? this.#cutDelta(event) : event;
+        // The page shows what the loop says may be shown of a streaming reply (`shown`).
+        const message: RunMessage | undefined =
+          event.type === 'model-delta'
+            ? event.shown
+              ? { ...event, text: event.shown }
+              : undefined
+            : event;
         if (message) this.#emit(message);
       }
     } catch (error) {
@@ -359,9 +335,3 @@ export function conversationThread(messages: readonly AgentMessage[]): RunOption
   return thread;
 }
 
-/** Whether an unfinished line may still turn into an `Observation:` label (`Obs`, `**Observation 2`). */
-function mayBecomeObservation(line: string): boolean {
-  const start = line.replace(/^[\s>*_#-]*/, '').toLowerCase();
-  if (!start) return line !== '';
-  return 'observation'.startsWith(start) || /^observation[\s\d*_]*$/.test(start);
-}

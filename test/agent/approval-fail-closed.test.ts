@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { toApprovalDecision } from '../../src/agent/approval.js';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import type { ApproveFn, Journal } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import type { Tool } from '../../src/tools/types.js';
@@ -31,7 +31,7 @@ function saveTool(overrides: Partial<Tool> = {}) {
 }
 
 /** Runs one save action with `approve` (plain JavaScript: any value) and reports what happened. */
-async function runWith(approve: unknown, extra: Partial<AgentOptions> = {}) {
+async function runWith(approve: unknown, extra: Partial<AgentConfig> = {}) {
   const { tool, runs } = saveTool();
   const result = await runAgent({
     model: scriptedModel(TURNS),

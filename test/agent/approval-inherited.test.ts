@@ -10,7 +10,7 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { askApprover } from '../../src/agent/approval.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import type { ApprovalRequest, ApproveFn } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
@@ -55,14 +55,14 @@ function modelFor(mode: Mode) {
     : nativeReplyModel([[textToolCall('c1', 'append', 'a')], 'Answer: ok']);
 }
 
-async function runOnce(mode: Mode, extra: Partial<AgentOptions> = {}) {
+async function runOnce(mode: Mode, extra: Partial<AgentConfig> = {}) {
   const { tool, lines: runs } = appendTool();
   const result = await runAgent({
     model: modelFor(mode),
     question: 'Write a.',
     tools: [tool],
-    ...(mode === 'native' && { mode: 'native' as const }),
     ...extra,
+    modelSettings: { ...(mode === 'native' && { mode: 'native' as const }), ...extra.modelSettings },
   });
   return { result, runs };
 }

@@ -129,8 +129,9 @@ test('native mode sends earlier turns as conversation too', async () => {
 test('bad conversations are caller mistakes with a message that says what to change', async () => {
   const model = scriptedModel([]);
   const cases: [Parameters<typeof runAgent>[0], RegExp][] = [
-    [{ model, tools: [], question: 'q', messages: [{ role: 'user', content: 'q' }] }, /either `question`/],
-    [{ model, tools: [] }, /question is empty/],
+    // Both inputs, or none: the types forbid them, plain JavaScript can still pass them.
+    [{ model, tools: [], question: 'q', messages: [{ role: 'user', content: 'q' }] } as never, /either `question`/],
+    [{ model, tools: [] } as never, /question is empty/],
     [{ model, tools: [], messages: [] }, /last message must be the user's/],
     [
       {

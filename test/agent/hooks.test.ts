@@ -269,19 +269,20 @@ test('a hook that catches its failed model call pauses and resumes: the failure 
   const failures: string[] = [];
   const options = {
     tools: [write],
-    pauseForApproval: true,
-    secret: 'a test secret of at least 32 characters!!',
-    prepareStep: async ({
-      generate,
-    }: {
-      generate: (m: Model, r: ModelRequest) => Promise<ModelResponse>;
-    }) => {
-      try {
-        await generate(hookModel, { messages: [{ role: 'user', content: 'summarise' }] });
-      } catch (error) {
-        failures.push((error as Error).message);
-      }
-      return undefined;
+    durable: { pauseForApproval: true, secret: 'a test secret of at least 32 characters!!' },
+    hooks: {
+      prepareStep: async ({
+        generate,
+      }: {
+        generate: (m: Model, r: ModelRequest) => Promise<ModelResponse>;
+      }) => {
+        try {
+          await generate(hookModel, { messages: [{ role: 'user', content: 'summarise' }] });
+        } catch (error) {
+          failures.push((error as Error).message);
+        }
+        return undefined;
+      },
     },
   } as const;
   const paused = await runAgent({

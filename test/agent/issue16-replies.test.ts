@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { streamAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentConfig, ModelSettings } from '../../src/agent/options.js';
 import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
@@ -27,7 +27,7 @@ const QWEN_TURN = [
 
 async function run(
   server: FakeOpenAIOptions,
-  options: Partial<AgentOptions> & { streaming: boolean },
+  options: Partial<AgentConfig> & { modelSettings: ModelSettings & { streaming: boolean } },
 ): Promise<{ result: RunResult; events: AgentEvent[]; requests: Record<string, unknown>[] }> {
   const fake = await startFakeOpenAI(server);
   try {
@@ -55,7 +55,7 @@ for (const streaming of [true, false]) {
     test('a <think> block with label lines inside is read to its closing tag; its content is the reasoning', async () => {
       const { result, requests } = await run(
         { replies: [QWEN_TURN, 'Thought: done\nAnswer: 42'], chunkSize: 3 },
-        { streaming },
+        { modelSettings: { streaming } },
       );
       assert.equal(result.status, 'answered', JSON.stringify(result.steps.map((s) => s.observation)));
       assert.equal(result.answer, '42');
@@ -81,7 +81,7 @@ for (const streaming of [true, false]) {
       // The server cuts at `\nObservation:` as real servers do, here inside the block.
       const cutInside =
         '<think>\nThought: multiply\nAction: calculator[6 * 7]\nObservation: 42\n</think>\nThought: t\nAction: calculator[6 * 7]';
-      const { result } = await run({ replies: [cutInside, 'Thought: done\nAnswer: 42'] }, { streaming });
+      const { result } = await run({ replies: [cutInside, 'Thought: done\nAnswer: 42'] }, { modelSettings: { streaming } });
       assert.equal(result.status, 'answered');
       const observation = result.steps[0]!.observation;
       assert.equal(observation?.source, 'format-error');
@@ -99,7 +99,7 @@ for (const streaming of [true, false]) {
       };
       const { result, events, requests } = await run(
         { replies: [reply, 'Thought: done\nAnswer: 42'] },
-        { streaming },
+        { modelSettings: { streaming } },
       );
       assert.equal(result.status, 'answered');
       assert.equal(result.steps[0]!.reasoning, 'Six sevens are forty-two; check with the tool.');
@@ -126,7 +126,7 @@ for (const streaming of [true, false]) {
       };
       const { result, requests } = await run(
         { replies: [reply, 'Thought: done\nAnswer: 2'] },
-        { streaming, tools: [counted] },
+        { modelSettings: { streaming }, tools: [counted] },
       );
       assert.equal(result.status, 'answered');
       assert.equal(calls, 1);
@@ -286,7 +286,7 @@ describe('an unknown tool in text mode', () => {
   test('the observation lists the tools and says how to give the answer instead', async () => {
     const { result } = await run(
       { replies: ['Thought: look it up\nAction: wikipedia[Paris]', 'Thought: fine\nAnswer: 42'] },
-      { streaming: true },
+      { modelSettings: { streaming: true } },
     );
     assert.equal(result.status, 'answered');
     const text = result.steps[0]!.observation?.text ?? '';

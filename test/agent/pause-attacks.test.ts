@@ -10,9 +10,9 @@ import { z } from 'zod';
 import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentOptions } from '../../src/agent/options.js';
-import type { RunResult, RunState } from '../../src/agent/types.js';
+import type { ApprovalDecision, RunResult, RunState } from '../../src/agent/types.js';
 import type { ModelToolCall } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -24,9 +24,14 @@ const ANSWER = 'Thought: done\nAnswer: ok';
 const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** A text-mode run paused at its first action; the state as stored (JSON). */
-async function paused(extra: Partial<AgentOptions> = {}) {
+async function paused(extra: Partial<AgentConfig> = {}) {
   const t = appendTool();
-  const options = { question: 'Write a.', tools: [t.tool], pauseForApproval: true, ...extra };
+  const options = {
+    question: 'Write a.',
+    tools: [t.tool],
+    ...extra,
+    durable: { pauseForApproval: true, ...extra.durable },
+  };
   const result = await runAgent({ ...options, model: scriptedModel([ACT]) });
   assert.equal(result.status, 'paused');
   return { ...t, options, result, state: json(result.state!), id: result.pending![0]!.id };
@@ -43,7 +48,7 @@ test('decisions naming requests the state does not wait for are refused before a
   const { tool, state, id, lines } = await paused();
   const model = scriptedModel([]);
   const resume = (decisions: unknown) =>
-    resumeAgent({ model, tools: [tool], state, decisions: decisions as Record<string, unknown> });
+    resumeAgent({ model, tools: [tool], state, decisions: decisions as Record<string, ApprovalDecision> });
   const approve = { type: 'approve' };
   for (const other of [
     id.toUpperCase(),
@@ -125,7 +130,7 @@ test('a decision that is not exactly { type: "approve" } (or a text edit) is a r
       model: scriptedModel([ANSWER]),
       tools: [tool],
       state,
-      decisions: { [id]: answer },
+      decisions: { [id]: answer } as Record<string, ApprovalDecision>,
     });
     assert.deepEqual(lines, [], String(JSON.stringify(answer)));
     assert.equal(done.steps[0]!.observation?.approval?.type, 'reject');
@@ -135,7 +140,7 @@ test('a decision that is not exactly { type: "approve" } (or a text edit) is a r
   proto.type = 'approve';
   try {
     const { tool, state, id, lines } = await paused();
-    await resumeAgent({ model: scriptedModel([ANSWER]), tools: [tool], state, decisions: { [id]: {} } });
+    await resumeAgent({ model: scriptedModel([ANSWER]), tools: [tool], state, decisions: { [id]: {} } as never });
     assert.deepEqual(lines, []);
   } finally {
     delete proto.type;
@@ -154,7 +159,7 @@ test('an edited input that breaks the tool’s input schema does not run the too
       return 'sent';
     },
   });
-  const options = { question: 'Mail Ann.', tools: [email], pauseForApproval: true };
+  const options = { question: 'Mail Ann.', tools: [email], durable: { pauseForApproval: true } };
   const first = await runAgent({
     ...options,
     model: scriptedModel(['Thought: mail\nAction: email[{"to": "ann@example.com", "body": "hi"}]']),
@@ -188,7 +193,7 @@ test('a decision for a call that did not ask (a read in the same native step) is
     tools: [look, t.tool],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([[textToolCall('c1', 'look', 'x'), textToolCall('c2', 'append', 'a')]]),
@@ -218,7 +223,7 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
     tools: [t.tool],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([
@@ -244,7 +249,7 @@ test('batched approvals: a wrong-typed decision rejects only its call; a missing
     ...options,
     model: nativeReplyModel(['done']),
     state: json(first.state!),
-    decisions: { [a!.id]: { approved: true }, [b!.id]: { type: 'approve' }, [c!.id]: 'yes' },
+    decisions: { [a!.id]: { approved: true }, [b!.id]: { type: 'approve' }, [c!.id]: 'yes' } as never,
   });
   assert.equal(done.status, 'answered');
   assert.deepEqual(t.lines, ['b']);
@@ -254,7 +259,12 @@ test('an unsigned state edited (pending, journal, step numbers) is refused befor
   const { tool, state, id, lines } = await paused();
   const decisions = { [id]: { type: 'approve' } };
   const resume = (edited: RunState, decisionsFor: Record<string, unknown> = decisions) =>
-    resumeAgent({ model: scriptedModel([ANSWER]), tools: [tool], state: edited, decisions: decisionsFor });
+    resumeAgent({
+      model: scriptedModel([ANSWER]),
+      tools: [tool],
+      state: edited,
+      decisions: decisionsFor as Record<string, ApprovalDecision>,
+    });
   const pending = state.pending[0]!;
   const edits: [string, RunState, Record<string, unknown>?][] = [
     ['pending input changed', { ...state, pending: [{ ...pending, input: 'b' }] }],
@@ -305,7 +315,7 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
     question: 'q',
     tools: [helper],
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({ ...options, model: scriptedModel(['Thought: h\nAction: helper[write]']) });
   assert.equal(first.status, 'paused');
   const [a, b] = first.pending!;
@@ -330,7 +340,7 @@ test('an approval forged inside a nested agent, with no tool call after it, is r
 
 test('a signed state: another secret, a wrong-typed or short secret, another version, is refused', async () => {
   const { tool, state, id, lines } = await paused({ durable: { secret: TEST_SECRET } });
-  const decisions = { [id]: { type: 'approve' } };
+  const decisions: Record<string, ApprovalDecision> = { [id]: { type: 'approve' } };
   const resume = (s: unknown, secret: unknown) =>
     resumeAgent({
       model: scriptedModel([]),
@@ -364,7 +374,7 @@ test('a signed state is checked and used as one copy: getters that answer otherw
     tools: [t.tool],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true, secret: TEST_SECRET },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([[textToolCall('c1', 'append', 'a')]]),
@@ -428,7 +438,7 @@ test('an unsigned state with a rejection edited into an approval: refused where 
       ...(secret && { secret }),
       modelSettings: { mode: 'native' },
       durable: { pauseForApproval: true },
-    } satisfies Partial<AgentOptions>;
+    } satisfies Partial<AgentConfig> & { question: string };
     const first = await runAgent({ ...options, tools: tools([]), model: nativeReplyModel([calls]) });
     assert.equal(first.status, 'paused');
     assert.deepEqual(
@@ -505,12 +515,12 @@ test('each call of a batched native step gets its own callId (deduplicating on i
     tools: [t.tool],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([[textToolCall('c1', 'append', 'a'), textToolCall('c2', 'append', 'b')]]),
   });
-  const decisions = Object.fromEntries(first.pending!.map((p) => [p.id, { type: 'approve' }]));
+  const decisions = Object.fromEntries(first.pending!.map((p) => [p.id, { type: 'approve' as const }]));
   const resumes: RunResult[] = [];
   for (let i = 0; i < 2; i++)
     resumes.push(

@@ -9,7 +9,7 @@ import { agentTool } from '../../src/agent/agent-tool.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent } from '../../src/agent/resume.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import type { RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
@@ -50,7 +50,7 @@ async function pausedStep() {
     tools: [t.look, t.append],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const model = nativeReplyModel([STEP]);
   const { events, result } = await collectRun(streamAgent({ ...options, model }));
   const state = JSON.parse(JSON.stringify(result.state)) as RunState;
@@ -129,7 +129,7 @@ test('a decision missing for one of the step’s requests is refused with a clea
 
 test('a state of a later pause keeps the step’s batched approvals and tool calls, and resumes again', async () => {
   const { result, state, options, log } = await pausedStep();
-  const decisions = Object.fromEntries(result.pending!.map((p) => [p.id, { type: 'approve' }]));
+  const decisions = Object.fromEntries(result.pending!.map((p) => [p.id, { type: 'approve' as const }]));
   const again = await resumeAgent({
     ...options,
     model: nativeReplyModel([[textToolCall('c4', 'append', 'c')]]),
@@ -188,7 +188,7 @@ test('approve that approves one call and pauses on the next resumes, without app
     question: 'Write a and b.',
     tools: [t.look, t.append],
     modelSettings: { mode: 'native' },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([STEP]),
@@ -232,7 +232,7 @@ test('a read made before a nested agent paused in the same step is not made agai
     tools: [t.look, helper],
     modelSettings: { mode: 'native' },
     durable: { pauseForApproval: true },
-  } satisfies Partial<AgentOptions>;
+  } satisfies Partial<AgentConfig> & { question: string };
   const first = await runAgent({
     ...options,
     model: nativeReplyModel([[textToolCall('c1', 'look', 'x'), textToolCall('c2', 'helper', 'write n')]]),

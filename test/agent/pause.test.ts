@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent, streamResumedAgent } from '../../src/agent/resume.js';
-import type { AgentOptions } from '../../src/agent/options.js';
-import type { AgentEvent, RunState } from '../../src/agent/types.js';
+import type { AgentEvent, ApprovalDecision, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';
 import { appendTool, collectRun, TEST_SECRET } from '../helpers/agent-run.js';
@@ -15,10 +15,15 @@ const ACT_B = 'Thought: write b\nAction: append[b]';
 const ANSWER = 'Thought: done\nAnswer: ok';
 
 /** A run that pauses at its first action, with the state as it comes back from storage (JSON). */
-async function pausedRun(extra: Partial<AgentOptions> = {}) {
+async function pausedRun(extra: Partial<AgentConfig> = {}) {
   const { tool, lines } = appendTool();
   const model = scriptedModel([ACT_A]);
-  const options = { question: 'Write a.', tools: [tool], pauseForApproval: true, ...extra };
+  const options = {
+    question: 'Write a.',
+    tools: [tool],
+    ...extra,
+    durable: { pauseForApproval: true, ...extra.durable },
+  };
   const { events, result } = await collectRun(streamAgent({ model, ...options }));
   model.assertAllUsed();
   const state = JSON.parse(JSON.stringify(result.state)) as RunState;
@@ -125,7 +130,7 @@ test('a decision of the wrong shape is a rejection (fail closed)', async () => {
       model: scriptedModel([ANSWER]),
       tools: [tool],
       state,
-      decisions: { [result.pending![0]!.id]: answer },
+      decisions: { [result.pending![0]!.id]: answer } as Record<string, ApprovalDecision>,
     });
     assert.deepEqual(lines, [], JSON.stringify(answer));
     assert.equal(resumed.steps[0]!.observation?.approval?.type, 'reject');
@@ -137,7 +142,7 @@ test('decisions must match the pending requests: another id, a missing one and a
   const model = scriptedModel([]);
   const id = result.pending![0]!.id;
   const resume = (decisions: unknown) =>
-    resumeAgent({ model, tools: [tool], state, decisions: decisions as Record<string, unknown> });
+    resumeAgent({ model, tools: [tool], state, decisions: decisions as Record<string, ApprovalDecision> });
   await assert.rejects(resume({ 'other-run/step-1/call-1': { type: 'approve' } }), (error: unknown) => {
     assert.ok(error instanceof RunStateError);
     assert.equal(error.problem, 'decision');
@@ -216,7 +221,7 @@ test('approve can pause case by case with { type: "pause" }', async () => {
 test('with a secret, the state is signed; a tampered, foreign or unsigned state is refused', async () => {
   const { result, state, tool, lines } = await pausedRun({ durable: { secret: TEST_SECRET } });
   assert.match(state.signature ?? '', /^hmac-sha256:[A-Za-z0-9_-]+$/);
-  const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
+  const decisions: Record<string, ApprovalDecision> = { [result.pending![0]!.id]: { type: 'approve' } };
   const model = scriptedModel([ANSWER]);
   const resume = (s: unknown, secret: string | null = TEST_SECRET) =>
     resumeAgent({
@@ -257,7 +262,7 @@ test('with a secret, the state is signed; a tampered, foreign or unsigned state 
 
 test('a state of another version, or not a state at all, is refused, not misread', async () => {
   const { result, state, tool } = await pausedRun();
-  const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
+  const decisions: Record<string, ApprovalDecision> = { [result.pending![0]!.id]: { type: 'approve' } };
   const resume = (s: unknown) =>
     resumeAgent({ model: scriptedModel([]), tools: [tool], state: s as RunState, decisions });
   await assert.rejects(resume({ ...state, version: 2 }), (error: unknown) => {
@@ -278,7 +283,7 @@ test('a state of another version, or not a state at all, is refused, not misread
 
 test('a resume that does not follow the paused run (other options) is refused before anything new runs', async () => {
   const { result, state, tool, lines } = await pausedRun();
-  const decisions = { [result.pending![0]!.id]: { type: 'approve' } };
+  const decisions: Record<string, ApprovalDecision> = { [result.pending![0]!.id]: { type: 'approve' } };
   // The tool now runs without asking, so the recorded run no longer reaches the approval it paused on.
   await assert.rejects(
     resumeAgent({ model: scriptedModel([]), tools: [tool], state, decisions, limits: { allowTools: 'all' } }),

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentConfig } from '../../src/agent/options.js';
 import type { FewShotExample } from '../../src/react/examples.js';
 import { renderSystemPrompt } from '../../src/react/prompt.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
@@ -19,24 +19,24 @@ const tool = (description: string, inputHint?: string): Tool => ({
 });
 
 /** The system prompt a run sends. */
-async function sentPrompt(options: Omit<AgentOptions, 'model' | 'question'>): Promise<string> {
+async function sentPrompt(options: Omit<AgentConfig, 'model'>): Promise<string> {
   const model = scriptedModel(['Thought: t\nAnswer: a']);
   await runAgent({ ...options, model, question: 'q' });
   return model.requests[0]?.messages[0]?.content ?? '';
 }
 
-function expected(options: Omit<AgentOptions, 'model' | 'question'>): string {
+function expected(options: Omit<AgentConfig, 'model'>): string {
   return renderSystemPrompt({
     tools: options.tools,
     instructions: options.instructions,
-    examples: options.examples,
-    contentLanguage: options.contentLanguage,
+    examples: options.prompt?.examples,
+    contentLanguage: options.prompt?.contentLanguage,
   });
 }
 
 test('runs whose options differ only where separators could hide each send their own prompt', async () => {
   const examples: FewShotExample[] = [{ question: 'Q?', steps: [{ thought: 'easy', answer: 'A' }] }];
-  const sets: Omit<AgentOptions, 'model' | 'question'>[] = [
+  const sets: Omit<AgentConfig, 'model'>[] = [
     { tools: [tool('d')], prompt: { examples } },
     { tools: [tool('d')], prompt: { examples: '#1' } },
     { tools: [tool('d')], prompt: { examples: 'a1' } },

@@ -130,11 +130,11 @@ test('the limits reach the loop, except the time limit for --model human (a pers
   });
   const context = { command: 'run' as const, cwd: ROOT, env: {} };
   const server = await prepareRun('q', options('openai-compatible:http://127.0.0.1:9/v1#m'), context);
-  assert.equal(server.agent.modelTimeoutMs, 1000);
-  assert.equal(server.agent.maxOutputTokens, 300);
+  assert.equal(server.agent.limits?.modelTimeoutMs, 1000);
+  assert.equal(server.agent.modelSettings?.maxOutputTokens, 300);
   const human = await prepareRun('q', options('human'), context);
-  assert.equal(human.agent.modelTimeoutMs, undefined);
-  assert.equal(human.agent.maxOutputTokens, undefined);
+  assert.equal(human.agent.limits?.modelTimeoutMs, undefined);
+  assert.equal(human.agent.modelSettings?.maxOutputTokens, undefined);
 });
 
 // 2. Text from a model or a tool never drives the terminal.

@@ -10,9 +10,9 @@ import {
   ModelConfigError,
   resolveModelSpec,
   wikipediaApi,
-  wikipediaPages,
 } from '../../src/index.js';
 import { importProvider } from '../../src/models/providers.js';
+import { wikipediaPages } from '../../src/protocol/index.js';
 
 const signal = new AbortController().signal;
 

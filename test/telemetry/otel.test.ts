@@ -7,6 +7,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
+import { openTelemetry } from '../../src/telemetry/otel.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 
@@ -27,7 +28,7 @@ test('a 3-step run gives a run span with model and tool spans as its children', 
     model,
     question: 'q',
     tools: [calculator],
-    telemetry: { tracer: provider.getTracer('test') },
+    hooks: { observers: [openTelemetry({ tracer: provider.getTracer('test') })] },
   });
   assert.equal(result.status, 'answered');
   const spans = exporter.getFinishedSpans();
@@ -72,7 +73,7 @@ test('a tracer that throws never breaks a run', async () => {
     model: scriptedModel(script),
     question: 'q',
     tools: [calculator],
-    telemetry: { tracer: broken },
+    hooks: { observers: [openTelemetry({ tracer: broken })] },
   });
   assert.equal(result.status, 'answered');
   assert.equal(result.answer, '6');
@@ -96,7 +97,7 @@ test('a consumer that stops early closes the run (its stream cancelled) and ends
     model,
     question: 'q',
     tools: [calculator],
-    telemetry: { tracer: provider.getTracer('test') },
+    hooks: { observers: [openTelemetry({ tracer: provider.getTracer('test') })] },
   })) {
     if (event.type === 'model-delta') break;
   }

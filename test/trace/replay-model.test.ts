@@ -139,7 +139,7 @@ describe('replayModel', () => {
       const options = {
         question: 'Yearly cost in EUR?',
         tools: [calculator, convert],
-        mode: 'auto' as const,
+        modelSettings: { mode: 'auto' as const },
       };
       const recorded = await recordRun({ model, ...options });
       assert.equal(recorded.result.status, 'answered');

@@ -62,7 +62,7 @@ const requestedId = (message: TaoloopUIMessage) =>
 
 async function pausedChat(model: Model = scriptedModel([ACT]), conversation: UIMessage[] = [question]) {
   const t = tools();
-  const options = { tools: t.tools, pauseForApproval: true, secret: TEST_SECRET };
+  const options = { tools: t.tools, durable: { pauseForApproval: true, secret: TEST_SECRET } };
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model, request: chatRequest(conversation) }),
   );
@@ -205,7 +205,7 @@ test('batched approvals: a response for one of the step’s two requests gets a 
     },
   });
   const t = tools();
-  const options = { tools: t.tools, mode: 'native', pauseForApproval: true, secret: TEST_SECRET } as const;
+  const options = { tools: t.tools, modelSettings: { mode: 'native' }, durable: { pauseForApproval: true, secret: TEST_SECRET } } as const;
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model: native(calls), request: chatRequest([question]) }),
   );

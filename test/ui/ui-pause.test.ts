@@ -42,7 +42,7 @@ function toolPart(message: TaoloopUIMessage) {
 
 async function pausedChat() {
   const { tool, sent } = sendEmailTool();
-  const options = { tools: [tool], pauseForApproval: true, secret: TEST_SECRET };
+  const options = { tools: [tool], durable: { pauseForApproval: true, secret: TEST_SECRET } };
   const first = await createAgentUIStreamResponse({
     ...options,
     model: scriptedModel(['Thought: send it\nAction: send_email[ann@example.com]']),
@@ -145,7 +145,7 @@ test('a nested agent’s approval is a tool approval request of its own; the res
     'Thought: sent\nAnswer: the email went to Ann',
   ]);
   const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
-  const options = { tools: [helper], pauseForApproval: true, secret: TEST_SECRET };
+  const options = { tools: [helper], durable: { pauseForApproval: true, secret: TEST_SECRET } };
   const outerFirst = scriptedModel(['Thought: ask the mailer\nAction: mailer[email Ann]']);
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model: outerFirst, request: chatRequest([question]) }),
@@ -204,7 +204,7 @@ test('a nested approval denied in the chat: the nested tool never runs and its p
     'Thought: refused\nAnswer: not sent',
   ]);
   const helper = agentTool({ name: 'mailer', description: 'Sends emails.', model: inner, tools: [tool] });
-  const options = { tools: [helper], pauseForApproval: true, secret: TEST_SECRET };
+  const options = { tools: [helper], durable: { pauseForApproval: true, secret: TEST_SECRET } };
   const message = await clientMessage(
     await createAgentUIStreamResponse({
       ...options,
@@ -238,7 +238,7 @@ test('native mode: a step’s two approvals arrive as two approval requests in o
         : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
     },
   });
-  const options = { tools: [tool], mode: 'native', pauseForApproval: true, secret: TEST_SECRET } as const;
+  const options = { tools: [tool], modelSettings: { mode: 'native' }, durable: { pauseForApproval: true, secret: TEST_SECRET } } as const;
   const calls = ['ann@example.com', 'bob@example.com'].map((to, i) => ({
     id: `c${i}`,
     name: 'send_email',

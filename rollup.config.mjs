@@ -22,6 +22,7 @@ const ENTRIES = {
   'node/index': 'src/node/index.ts',
   'testing/index': 'src/testing/index.ts',
   'restate/index': 'src/restate/index.ts',
+  'protocol/index': 'src/protocol/index.ts',
   'browser/index': 'src/browser/index.ts',
   cli: 'src/cli/main.ts',
 };

@@ -7,6 +7,7 @@ const entry = {
   'node/index': 'src/node/index.ts',
   'testing/index': 'src/testing/index.ts',
   'restate/index': 'src/restate/index.ts',
+  'protocol/index': 'src/protocol/index.ts',
   'browser/index': 'src/browser/index.ts',
 };
 

@@ -15,9 +15,9 @@ import {
 import type { ModelRequest, ModelUsage } from '../models/types.js';
 import { estimateTokens } from './context.js';
 import { AgentConfigError } from './errors.js';
-import { addUsage } from './usage.js';
 import type { RunSettings } from './options.js';
 import type { RunUsage } from './types.js';
+import { addUsage } from './usage.js';
 
 /** Tracks what a run has spent (and, for a nested run, what its parent has). */
 export class Budget {

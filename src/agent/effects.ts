@@ -266,6 +266,7 @@ export async function drain<T>(generator: AsyncGenerator<unknown, T>): Promise<T
  */
 export function recordedCall<T>(effects: RunEffects, name: string, call: () => Promise<T>): Promise<T> {
   return drain(
+    // biome-ignore lint/correctness/useYield: a call that streams nothing is still a model call to record.
     effects.model(name, async function* () {
       return await call();
     }),

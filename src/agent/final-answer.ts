@@ -9,8 +9,8 @@ import { type LabelSet, primaryLabels } from '../react/labels.js';
 import type { AnswerTurn } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { AgentConfigError } from './errors.js';
-import { outputInstructions, outputJsonSchema } from './output.js';
 import type { RunSettings } from './options.js';
+import { outputInstructions, outputJsonSchema } from './output.js';
 
 /** The native-mode tool that carries a typed answer. */
 export const FINAL_ANSWER_TOOL = 'final_answer';

@@ -19,16 +19,10 @@ import type {
   PrepareStepOptions,
   PrepareStepResult,
 } from './hook-types.js';
-import {
-  buildRequest,
-  type RequestPlan,
-  renderStepMessages,
-  stepSystemPrompt,
-  transcriptBudgetTokens,
-} from './request.js';
 import type { RunSettings } from './options.js';
+import { buildRequest, renderStepMessages, stepSystemPrompt, transcriptBudgetTokens } from './request.js';
 import type { Run } from './run.js';
-import type { AgentEvent, Step } from './types.js';
+import type { AgentEvent } from './types.js';
 
 export type { OnStepEndFunction, PrepareStepFunction, PrepareStepOptions, PrepareStepResult };
 

@@ -6,8 +6,9 @@
  */
 import { errorMessage } from '../util/own.js';
 import { drain } from './effects.js';
-import { effectName } from './ids.js';
+import type { OnStepEndFunction } from './hook-types.js';
 import type { NextCall } from './hooks.js';
+import { effectName } from './ids.js';
 import { type AnsweredBy, modelTurn } from './model-call.js';
 import { type ActedStep, actStep } from './native-calls.js';
 import { type AgentConfig, type AgentOptions, runSettings } from './options.js';
@@ -25,7 +26,6 @@ import {
 } from './run.js';
 import { modelErrorMessage, nextCall, readStep, turnSettings } from './step.js';
 import { formatErrorObservation, ignoredNote } from './turns.js';
-import type { OnStepEndFunction } from './hook-types.js';
 import type { AgentEvent, AgentMessage, RunResult, Step } from './types.js';
 
 export { DEFAULT_MAX_STEPS, drain };

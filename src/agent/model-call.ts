@@ -256,7 +256,12 @@ export async function* streamTurn(
         text += part.text;
         // What may be shown is decided here, once, for every front end and in the run's labels.
         const at = cut ? cut.push(part.text) : -1;
-        const end = at >= 0 ? text.slice(0, at).trimEnd().length : cut ? settledText(text, settings.labels).length : text.length;
+        const end =
+          at >= 0
+            ? text.slice(0, at).trimEnd().length
+            : cut
+              ? settledText(text, settings.labels).length
+              : text.length;
         yield { type: 'model-delta', step, text: part.text, shown: shownUpTo(end) };
         if (at >= 0) {
           response = stoppedHere('stop', 'client-cut');

@@ -10,7 +10,6 @@
  * @module
  */
 import type { ModelToolCall } from '../models/types.js';
-import type { LabelSet } from '../react/labels.js';
 import { formatObservation } from '../react/observation.js';
 import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';

@@ -6,15 +6,16 @@
  *
  * @module
  */
-import type { Model } from '../models/types.js';
+
 import type { PriceTable } from '../models/pricing.js';
+import type { Model } from '../models/types.js';
 import type { FewShotExample } from '../react/examples.js';
 import type { LabelSet } from '../react/labels.js';
 import type { Tool } from '../tools/types.js';
 import type { AgentMessage } from './conversation.js';
+import { AgentConfigError } from './errors.js';
 import type { OnStepEndFunction, PrepareStepFunction, RepairToolCallFunction } from './hook-types.js';
 import type { AnswerCheck, OutputSchema } from './output.js';
-import { AgentConfigError } from './errors.js';
 import type { ApprovalDecision, ApproveFn, Journal, RunObserver, RunState } from './types.js';
 
 /**
@@ -498,6 +499,25 @@ export function runSettings<O>(
     }
   }
   return settings as unknown as RunSettings<O>;
+}
+
+/**
+ * `base` with `overrides` over it, group by group: an override of `limits: { maxTokens }` keeps the
+ * base's other limits. Own properties only, as the run reads them.
+ */
+export function withOverrides<O>(base: AgentConfig<O>, overrides: Partial<AgentConfig<O>>): AgentConfig<O> {
+  const merged: Record<string, unknown> = { ...(base as object) };
+  for (const key of Object.keys(overrides)) {
+    const value = (overrides as Record<string, unknown>)[key];
+    const before = merged[key];
+    merged[key] =
+      isGroup(key) && isObject(value) && isObject(before) ? { ...before, ...value } : value;
+  }
+  return merged as unknown as AgentConfig<O>;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isGroup(key: string): key is GroupName {

@@ -16,7 +16,7 @@ import { AgentConfigError } from './errors.js';
 import { newRunId } from './ids.js';
 import type { StopSequenceState } from './model-call.js';
 import type { RunSettings } from './options.js';
-import { type Resume, pausingApprover } from './pause.js';
+import { pausingApprover, type Resume } from './pause.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
 import type { PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';

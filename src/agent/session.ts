@@ -6,7 +6,7 @@
  */
 import type { AgentMessage } from './conversation.js';
 import { streamAgent } from './loop.js';
-import type { AgentConfig } from './options.js';
+import { type AgentConfig, withOverrides } from './options.js';
 import type { AgentEvent, RunResult } from './types.js';
 
 /**
@@ -70,8 +70,8 @@ export function createSession<O = unknown>(options: SessionOptions<O>): Session<
   ): AsyncGenerator<AgentEvent, RunResult<O>> {
     const earlier = await store.load(conversationId);
     const run = streamAgent<O>({
-      ...agentOptions,
-      ...overrides,
+      // An override replaces what it names: `limits: { maxTokens }` keeps the session's other limits.
+      ...withOverrides(agentOptions, overrides),
       messages: [...earlier, { role: 'user', content: text }],
     });
     let next = await run.next();

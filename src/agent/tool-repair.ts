@@ -18,8 +18,8 @@ import type {
 } from '../models/types.js';
 import type { ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
-import { recordedCall } from './effects.js';
 import { type Budget, requestTokens } from './budget.js';
+import { recordedCall } from './effects.js';
 import { BudgetExceededError, InvalidToolInputError, NoSuchToolError } from './errors.js';
 import { FINAL_ANSWER_TOOL } from './final-answer.js';
 import type { RepairToolCallFunction, RepairToolCallOptions } from './hook-types.js';

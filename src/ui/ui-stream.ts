@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { stepCallId } from '../agent/ids.js';
+
 import type { UIMessage, UIMessageChunk } from 'ai';
+import { stepCallId } from '../agent/ids.js';
 import type {
   AgentEvent,
   PendingApprovalRequest,

@@ -43,8 +43,6 @@ export interface PlaygroundContext {
   createModel: (spec: string) => Promise<Model>;
   runsDir: string;
   prices?: PriceTable;
-  /** Waits before retries of a failed model call (see `RunSessionOptions.retryDelaysMs`). */
-  retryDelaysMs?: readonly number[];
   /** The price of every offered model, over `prices` (see `PlaygroundOptions.price`). */
   price?: ModelPrice;
   sessions: Map<string, RunSession>;
@@ -169,7 +167,6 @@ export async function postRun(
     tools,
     maxSteps,
     ...(earlier && { earlier }),
-    ...(ctx.retryDelaysMs && { retryDelaysMs: ctx.retryDelaysMs }),
     ...withPrices(ctx, model.id),
   });
   ctx.sessions.set(id, session);

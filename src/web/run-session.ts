@@ -5,11 +5,9 @@
  * @module
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentMessage } from '../agent/conversation.js';
 import { streamAgent } from '../agent/loop.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../agent/types.js';
-import { ModelCallError } from '../models/errors.js';
 import type { PriceTable } from '../models/pricing.js';
 import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
@@ -74,16 +72,7 @@ export interface RunSessionOptions {
   tools: readonly Tool[];
   maxSteps: number;
   prices?: PriceTable;
-  /**
-   * Waits before each retry of a model call that failed with a retryable error before writing anything;
-   * one retry per entry, each a `model-retry` event of the run (sent to the page and written to the
-   * trace) before its wait. @default DEFAULT_RETRY_DELAYS_MS
-   */
-  retryDelaysMs?: readonly number[];
 }
-
-/** Two retries, after 2 s and 4 s (the AI SDK's own schedule, made visible). */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [2000, 4000];
 
 /** Called with each message and its index (the SSE event id). */
 type Listener = (message: RunMessage, index: number) => void;
@@ -186,10 +175,7 @@ export class RunSession {
 
   async #drive(options: RunSessionOptions): Promise<void> {
     const { question, tools, maxSteps, earlier } = options;
-    const model = watchRequests(options.model, {
-      onRequest: (request) => this.#onRequest(request),
-      retryDelaysMs: options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
-    });
+    const model = watchRequests(options.model, (request) => this.#onRequest(request));
     const runOptions: RunOptionsMessage = {
       type: 'run-options',
       question,
@@ -227,11 +213,7 @@ export class RunSession {
         if (event.type === 'reasoning-delta') continue;
         // The page shows what the loop says may be shown of a streaming reply (`shown`).
         const message: RunMessage | undefined =
-          event.type === 'model-delta'
-            ? event.shown
-              ? { ...event, text: event.shown }
-              : undefined
-            : event;
+          event.type === 'model-delta' ? (event.shown ? { ...event, text: event.shown } : undefined) : event;
         if (message) this.#emit(message);
       }
     } catch (error) {
@@ -248,69 +230,25 @@ export class RunSession {
   }
 }
 
-/** What {@link watchRequests} reports, and its retry schedule. */
-interface Watch {
-  onRequest: (request: ModelRequest) => void;
-  retryDelaysMs: readonly number[];
-}
-
-/** A failure worth another try: the provider marked it retryable (408, 409, 429, 5xx, connection). */
-function retryable(error: unknown): boolean {
-  return error instanceof ModelCallError && error.isRetryable;
-}
-
 /**
- * `model`, calling `onRequest` with each request before it is sent, and retrying a call that fails with
- * a retryable error before it has written anything, after each wait of `retryDelaysMs`. Each retry is
- * reported to the request's `onRetry` before its wait, which the loop turns into a `model-retry` event.
- * Every other property is the model's own (read through, methods bound to it).
+ * `model`, calling `onRequest` with each request before it is sent (the page's inspector shows it). Every
+ * other property is the model's own (read through, methods bound to it); its retries are its own, each
+ * reported through the request's `onRetry` as a `model-retry` event of the run.
  */
-function watchRequests(model: Model, watch: Watch): Model {
-  const { onRequest, retryDelaysMs } = watch;
-  /** Waits before attempt `attempt + 1`, or rethrows when no retry is left. */
-  const beforeRetry = async (error: unknown, attempt: number, request: ModelRequest) => {
-    const { signal } = request;
-    const delayMs = retryDelaysMs[attempt - 1];
-    if (delayMs === undefined || !retryable(error) || signal?.aborted) throw error;
-    request.onRetry?.({
-      retry: attempt,
-      maxRetries: retryDelaysMs.length,
-      error: errorMessage(error),
-      delayMs,
-    });
-    await sleep(delayMs, undefined, signal ? { signal } : {});
-  };
-  const generate = async (request: ModelRequest) => {
-    for (let attempt = 1; ; attempt += 1) {
-      onRequest(request);
-      try {
-        return await model.generate(request);
-      } catch (error) {
-        await beforeRetry(error, attempt, request);
-      }
-    }
-  };
+function watchRequests(model: Model, onRequest: (request: ModelRequest) => void): Model {
   const stream = model.stream?.bind(model);
-  async function* streamed(request: ModelRequest) {
-    for (let attempt = 1; ; attempt += 1) {
-      onRequest(request);
-      let wrote = false;
-      try {
-        for await (const part of stream!(request)) {
-          wrote = true;
-          yield part;
-        }
-        return;
-      } catch (error) {
-        if (wrote) throw error;
-        await beforeRetry(error, attempt, request);
-      }
-    }
-  }
   return new Proxy(model, {
     get(target, property) {
-      if (property === 'generate') return generate;
-      if (property === 'stream' && stream) return streamed;
+      if (property === 'generate')
+        return (request: ModelRequest) => {
+          onRequest(request);
+          return target.generate(request);
+        };
+      if (property === 'stream' && stream)
+        return (request: ModelRequest) => {
+          onRequest(request);
+          return stream(request);
+        };
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -334,4 +272,3 @@ export function conversationThread(messages: readonly AgentMessage[]): RunOption
   }
   return thread;
 }
-

@@ -65,9 +65,10 @@ export interface PlaygroundOptions {
   /** Tools offered on the page; each run gets the ones ticked. @default [calculator] */
   tools?: readonly Tool[];
   /**
-   * Builds the model for a run from one of the offered specs. The playground retries a call that fails
-   * with a retryable error itself, showing each retry on the page (see `modelRetryDelaysMs`).
-   * @default resolveModelSpec, with the AI SDK's own (silent) retries off
+   * Builds the model for a run from one of the offered specs. A call that fails with a retryable error is
+   * retried by the model itself (the AI SDK's retries), and each retry shows on the page as it happens
+   * (a `model-retry` event).
+   * @default resolveModelSpec
    */
   createModel?: (spec: string) => Promise<Model>;
   /** Where each run's JSONL trace is written and past runs are read from. @default runsFolder(): `.taoloop/runs/` or the cache */
@@ -80,13 +81,6 @@ export interface PlaygroundOptions {
    * @default none: the cost is known only for models in the price tables
    */
   price?: ModelPrice;
-  /**
-   * Waits in milliseconds before each retry of a model call that failed with a retryable error (HTTP 408,
-   * 409, 429, 5xx, a lost connection) before writing anything; each retry shows on the page as it
-   * happens. `[]` turns retries off.
-   * @default [2000, 4000]
-   */
-  modelRetryDelaysMs?: readonly number[];
   /** Environment for the default model spec and API keys. @default process.env */
   env?: NodeJS.ProcessEnv;
   /** Where warnings go (the non-loopback one). @default a line on stderr */
@@ -187,11 +181,10 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
     models,
     modelHelp: describeModelSetup(),
     tools,
-    createModel: options.createModel ?? ((spec) => resolveModelSpec(spec, env, { maxRetries: 0 })),
+    createModel: options.createModel ?? ((spec) => resolveModelSpec(spec, env)),
     runsDir: options.runsDir ?? runsFolder(process.cwd(), env),
     ...(options.prices && { prices: options.prices }),
     ...(options.price && { price: options.price }),
-    ...(options.modelRetryDelaysMs && { retryDelaysMs: options.modelRetryDelaysMs }),
     sessions: new Map(),
     ...(options.browserModel !== undefined && { browserModel: browserModelSource(options.browserModel) }),
     ...(options.browserDocuments && { browserDocuments: options.browserDocuments }),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { markerCompaction, summaryCompaction } from '../../src/agent/compaction.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import type { AgentOptions } from '../../src/agent/options.js';
+import type { AgentOptions, PromptOptions } from '../../src/agent/options.js';
 import type { AgentEvent, RunResult } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import type { Tool } from '../../src/tools/types.js';
@@ -16,8 +16,12 @@ const page: Tool = {
 };
 const read = (n: number) => `Thought: read page ${n}.\nAction: page[${n}]`;
 const ANSWER = 'Thought: done.\nAnswer: 542';
-/** Room for the system prompt and about 5,000 tokens of transcript: the third page no longer fits. */
-const WINDOW = { contextWindowTokens: 6000, maxOutputTokens: 100 };
+/**
+ * Room for the system prompt and about 5,000 tokens of transcript: the third page no longer fits. With more
+ * `prompt` options (the compaction strategy).
+ */
+const windowed = (prompt: PromptOptions = {}) =>
+  ({ prompt: { contextWindowTokens: 6000, ...prompt }, modelSettings: { maxOutputTokens: 100 } }) as const;
 
 async function run(options: AgentOptions): Promise<{ result: RunResult; events: AgentEvent[] }> {
   const events: AgentEvent[] = [];
@@ -43,8 +47,7 @@ test('summaryCompaction replaces old observations with a summary from a second m
     model: main,
     question: 'What is the code on page 5?',
     tools: [page],
-    ...WINDOW,
-    prompt: { compaction: summaryCompaction({ model: summarizer, keepLatestSteps: 1 }) },
+    ...windowed({ compaction: summaryCompaction({ model: summarizer, keepLatestSteps: 1 }) }),
   });
   assert.equal(result.status, 'answered');
   main.assertAllUsed();
@@ -99,8 +102,7 @@ test('summaryCompaction does nothing while the transcript fits', async () => {
     model: scriptedModel([read(1), ANSWER]),
     question: 'Code?',
     tools: [page],
-    ...WINDOW,
-    prompt: { compaction: summaryCompaction({ model: summarizer }) },
+    ...windowed({ compaction: summaryCompaction({ model: summarizer }) }),
   });
   assert.equal(result.status, 'answered');
   assert.equal(summarizer.requests.length, 0);
@@ -111,13 +113,12 @@ test('a summary model that fails ends the run with error saying compaction faile
     model: scriptedModel([read(1), read(2), read(3)]),
     question: 'Code?',
     tools: [page],
-    ...WINDOW,
-    prompt: {
+    ...windowed({
       compaction: summaryCompaction({
         model: scriptedModel([new Error('summary server down')]),
         keepLatestSteps: 1,
       }),
-    },
+    }),
   });
   assert.equal(result.status, 'error');
   assert.equal(result.error, 'compaction failed: summary server down');
@@ -127,22 +128,20 @@ test('a summary model that fails ends the run with error saying compaction faile
 test('the marker strategy is the default; compaction: false sends every step whole', async () => {
   const script = [read(1), read(2), read(3), ANSWER];
   const byDefault = scriptedModel(script);
-  await runAgent({ model: byDefault, question: 'Code?', tools: [page], ...WINDOW });
+  await runAgent({ model: byDefault, question: 'Code?', tools: [page], ...windowed() });
   const explicit = scriptedModel(script);
   await runAgent({
     model: explicit,
     question: 'Code?',
     tools: [page],
-    ...WINDOW,
-    prompt: { compaction: markerCompaction() },
+    ...windowed({ compaction: markerCompaction() }),
   });
   const whole = scriptedModel(script);
   await runAgent({
     model: whole,
     question: 'Code?',
     tools: [page],
-    ...WINDOW,
-    prompt: { compaction: false },
+    ...windowed({ compaction: false }),
   });
   const last = (m: typeof whole) =>
     m.requests
@@ -173,15 +172,14 @@ test('a summary the token budget has no room for is not asked for: markers short
     model: main,
     question: 'What is the code on page 3?',
     tools: [page],
-    ...WINDOW,
     limits: { maxTokens: 7600 },
-    prompt: {
+    ...windowed({
       compaction: summaryCompaction({
         model: summarizer,
         keepLatestSteps: 1,
         instructions: `Summarise. ${'Keep every number. '.repeat(1000)}`,
       }),
-    },
+    }),
   });
   assert.equal(result.status, 'answered', result.error);
   main.assertAllUsed();

@@ -137,7 +137,6 @@ test('a streamed call cut by modelTimeoutMs counts in the budget before the fall
       model: hangingModel('slow', 'Thought: I will add'),
       question: 'What is 2 + 2?',
       tools: [calculator],
-      ...(maxTokens !== undefined && { maxTokens }),
       modelSettings: {
         fallbackModels: [
           scriptedModel(['Thought: add.\nAction: calculator[2 + 2]', 'Thought: ok\nAnswer: 4'], {
@@ -146,7 +145,7 @@ test('a streamed call cut by modelTimeoutMs counts in the budget before the fall
           }),
         ],
       },
-      limits: { modelTimeoutMs: 100 },
+      limits: { modelTimeoutMs: 100, ...(maxTokens !== undefined && { maxTokens }) },
     });
   const free = await runOnce();
   assert.equal(free.status, 'answered');

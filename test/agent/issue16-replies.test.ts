@@ -374,7 +374,7 @@ describe('parallelToolCalls: false (one call per step)', () => {
         tools: [calculator],
         modelSettings: { mode: 'native' as const },
       };
-      for await (const _ of streamAgent({ ...base, modelSettings: { parallelToolCalls: false } })) {
+      for await (const _ of streamAgent({ ...base, modelSettings: { ...base.modelSettings, parallelToolCalls: false } })) {
         // drained
       }
       assert.equal(openai.requests[0]!.parallel_tool_calls, false);
@@ -398,7 +398,7 @@ describe('parallelToolCalls: false (one call per step)', () => {
         tools: [calculator],
         modelSettings: { mode: 'native' as const },
       };
-      for await (const _ of streamAgent({ ...base, modelSettings: { parallelToolCalls: false } })) {
+      for await (const _ of streamAgent({ ...base, modelSettings: { ...base.modelSettings, parallelToolCalls: false } })) {
         // drained
       }
       assert.deepEqual(anthropic.requests[0]!.tool_choice, { type: 'auto', disable_parallel_tool_use: true });

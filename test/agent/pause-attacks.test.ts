@@ -435,9 +435,8 @@ test('an unsigned state with a rejection edited into an approval: refused where 
     ];
     const options = {
       question: 'q',
-      ...(secret && { secret }),
       modelSettings: { mode: 'native' },
-      durable: { pauseForApproval: true },
+      durable: { pauseForApproval: true, ...(secret && { secret }) },
     } satisfies Partial<AgentConfig> & { question: string };
     const first = await runAgent({ ...options, tools: tools([]), model: nativeReplyModel([calls]) });
     assert.equal(first.status, 'paused');

@@ -229,7 +229,7 @@ test('with a secret, the state is signed; a tampered, foreign or unsigned state 
       tools: [tool],
       state: s as RunState,
       decisions,
-      ...(secret !== null && { secret }),
+      ...(secret !== null && { durable: { secret } }),
     });
   const refusedFor = (problem: string) => (error: unknown) => {
     assert.ok(error instanceof RunStateError, String(error));

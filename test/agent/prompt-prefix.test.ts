@@ -37,7 +37,7 @@ async function requestsOf(native: boolean, contextWindowTokens?: number): Promis
     question: 'What are the parts?',
     tools: [search],
     maxSteps: STEPS,
-    ...(contextWindowTokens !== undefined && { contextWindowTokens }),
+    ...(contextWindowTokens !== undefined && { prompt: { contextWindowTokens } }),
     modelSettings: { mode: native ? 'native' : 'text', maxOutputTokens: 256 },
   });
   assert.equal(result.status, 'answered');

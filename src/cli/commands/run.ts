@@ -6,11 +6,12 @@
  *
  * @module
  */
-import { ENGLISH_LABELS } from '../../react/labels.js';
+
 import pc from 'picocolors';
 import { AgentConfigError } from '../../agent/errors.js';
 import { streamAgent } from '../../agent/loop.js';
 import type { AgentEvent, RunResult } from '../../agent/types.js';
+import { ENGLISH_LABELS } from '../../react/labels.js';
 import { ToolConfigError } from '../../tools/router.js';
 import { newRunFile, runsFolder, shortRunId } from '../../trace/runs.js';
 import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';

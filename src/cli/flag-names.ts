@@ -20,10 +20,13 @@ const FLAGS: readonly [option: string, flag: string][] = [
  */
 export function inFlagNames(message: string): string {
   // A grouped name (`limits.maxCostUsd`) is one option: its group goes with it.
-  let text = message.replace(/\b(?:[a-zA-Z]+\.)?([a-zA-Z]+Ms): (\d+) ms\b/g, (whole, option: string, ms: string) => {
-    const flag = FLAGS.find(([name]) => name === option)?.[1];
-    return flag ? `${flag} ${seconds(Number(ms))}` : whole;
-  });
+  let text = message.replace(
+    /\b(?:[a-zA-Z]+\.)?([a-zA-Z]+Ms): (\d+) ms\b/g,
+    (whole, option: string, ms: string) => {
+      const flag = FLAGS.find(([name]) => name === option)?.[1];
+      return flag ? `${flag} ${seconds(Number(ms))}` : whole;
+    },
+  );
   // A quoted name is a key of the config file (`"maxSteps": expected ...`), which keeps its name there.
   for (const [option, flag] of FLAGS)
     text = text.replace(new RegExp(`(?<!")\\b(?:[a-zA-Z]+\\.)?${option}\\b(?!")`, 'g'), flag);

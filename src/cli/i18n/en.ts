@@ -1,0 +1,110 @@
+/**
+ * The CLI's words in English (`--lang en`).
+ *
+ * @module
+ */
+import type { CliMessages } from './messages.js';
+
+/** Everything the CLI says, in English. */
+export const EN: CliMessages = {
+  thinking: 'thinking',
+  stopping: 'Stopping the run… (press Ctrl-C again to quit at once)',
+  steps: 'steps',
+  tokens: 'tokens',
+  tokensUnknown: 'tokens unknown',
+  costUnknown: 'cost unknown (no price for this model: --price IN/OUT)',
+  trace: 'trace:',
+  noAnswer: {
+    max_steps: 'No answer: the step limit was reached (raise it with --max-steps).',
+    format_errors: 'No answer: the model kept writing turns that do not follow the Thought/Action format.',
+    repeated_action: 'No answer: the model kept repeating the same action with the same result.',
+    budget: 'No answer: the run hit its budget ({detail}).',
+    aborted: 'No answer: the run was aborted.',
+    error: 'No answer: {detail}',
+    paused: 'No answer yet: the run is paused, waiting for an approval.',
+  },
+  status: {
+    answered: 'answered',
+    max_steps: 'max_steps',
+    format_errors: 'format_errors',
+    repeated_action: 'repeated_action',
+    budget: 'budget',
+    aborted: 'aborted',
+    error: 'error',
+    paused: 'paused',
+  },
+  tokenCounts: '{in} in / {out} out tokens',
+  budgetDetail: 'tokens, cost or time',
+  budgetTokens: 'token budget: {used} of {max} tokens used, and the next call needs about {next} more.',
+  budgetCost: "cost budget: {spent} of {max} spent, and the next call's input costs about {next}.",
+  budgetTime: '--timeout: the run took longer than {seconds} s.',
+  failedDetail: 'the run failed.',
+  rejected: '(rejected: {reason})',
+  byTheUser: 'by the user',
+  editedInput: '(approved with edited input: {input})',
+  modelFailed: '{model} failed: {error}',
+  tryingNext: '({what}; trying {model})',
+  modelRetry: 'retry {retry} of {max} after {error} (waited {waited})',
+  modelRetryOpen: 'retry {retry} after {error} (waited {waited})',
+  unusableTurn: '(unusable model turn)',
+  droppedObservation: '(dropped an Observation the model wrote itself)',
+  approval: {
+    wants: 'The model wants to run {action} (effects: {effects}).',
+    ask: 'Allow it? [y]es / [n]o / [e]dit: ',
+    newInput: 'New input for {tool}: ',
+    again: 'Please answer y, n or e.',
+    yes: ['y', 'yes'],
+    no: ['n', 'no'],
+    edit: ['e', 'edit'],
+    noTerminal: 'no terminal to ask for approval of {tool} ({effects}); rerun with --allow {tool} or --yes',
+  },
+  noTrace: 'not keeping a trace of this run ({detail}); use --trace FILE.',
+  cannotWriteTrace: 'cannot write the trace to {file}: {detail}',
+  inputEnded: 'the input ended (standard input is closed), so nobody can answer the human tool',
+  stoppingBecause: '{reason}; stopping the run.',
+  runFailed: 'the run failed: {detail}',
+  debugHint: '(set TAOLOOP_DEBUG=1 to see the stack trace)',
+  emptyQuestion: 'the question is empty. Example: taoloop {command} "What is 20 * 12 * 7?"',
+  noModel: 'no model is configured, and the embedded local model is not available: {detail}',
+  traceCrashed: 'The run crashed or was stopped at once: {error}',
+  traceStops: '(the trace stops here: the run was killed, or is still running)',
+  humanAsks: 'The agent asks you to:',
+  humanObserved: 'What did you observe?',
+  humanToolDescription:
+    'Asks the person at the terminal to perform an action or check something, and returns what they observed. Input: what to do or check.',
+  humanModelIntro:
+    'You are the model. This is the prompt it would see; write each turn as it should (the program runs the tools).',
+  humanModelTurn:
+    'Your turn: type Thought and Action lines (or Thought and Answer); an empty line ends the turn.',
+  askInstructions:
+    'The person at the terminal performs each action you ask for with the human tool and tells you what they observed. Ask for one simple thing to do or check at a time, and answer as soon as the observations support it.',
+  chat: {
+    intro:
+      'Conversation {id}. Ask a question; /new starts a new conversation, /exit or Ctrl-D leaves, Ctrl-C stops an answer.',
+    newConversation: 'New conversation {id}.',
+    unknownCommand: 'Unknown command {command}: /new starts a new conversation, /exit leaves.',
+    howToLeave: '(/exit or Ctrl-D leaves)',
+    followUp: 'Follow up later: taoloop run --continue {id} "..."',
+  },
+  usage: {
+    error: 'error',
+    unknownOption: "unknown option '{option}'",
+    unknownCommand: "unknown command '{command}'",
+    missingArgument: "missing required argument '{argument}'",
+    optionMissingArgument: "option '{option}' argument missing",
+    invalidOptionValue: "option '{option}' argument '{value}' is invalid. {detail}",
+    invalidEnvValue: "option '{option}' value '{value}' from env '{env}' is invalid. {detail}",
+    invalidArgumentValue: "command-argument value '{value}' is invalid for argument '{argument}'. {detail}",
+    excessArguments: "too many arguments for '{command}'. Expected {expected} but got {got}.",
+    didYouMean: '(Did you mean {name}?)',
+    didYouMeanOneOf: '(Did you mean one of {names}?)',
+    choices: 'Allowed choices are {choices}.',
+    wholeNumber: 'expected a whole number ≥ 1, got "{value}".',
+    port: 'expected a port from 0 to 65535, got "{value}".',
+    usd: 'expected an amount in USD above 0 such as 0.50, got "{value}".',
+    price:
+      'expected the input and output prices in USD per million tokens, as IN/OUT such as 0.15/0.60, got "{value}".',
+    duration: 'expected a duration such as 90s, 2m, 500ms or a number of seconds, got "{value}".',
+    helpHint: '(run with --help for usage)',
+  },
+};

@@ -18,8 +18,7 @@ import type {
   ModelUsage,
 } from '../models/types.js';
 import type { LabelSet } from '../react/labels.js';
-import { settledText } from '../react/settled.js';
-import { StreamCut } from '../react/stream-cut.js';
+import { ShownReply } from '../react/settled.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
 import { RetryFeed } from './retries.js';
 import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-cap.js';
@@ -191,15 +190,9 @@ export async function* streamTurn(
   const outer = request.signal;
   const onAbort = () => controller.abort(outer?.reason);
   outer?.addEventListener('abort', onAbort, { once: true });
-  const cut = settings.cut ? new StreamCut(settings.labels) : undefined;
+  // What may be shown of the reply is decided here, once, for every front end and in the run's labels.
+  const reply = settings.cut ? new ShownReply(settings.labels) : undefined;
   let text = '';
-  /** How much of `text` was shown (`model-delta`'s `shown`). */
-  let shownChars = 0;
-  const shownUpTo = (end: number): string => {
-    const shown = text.slice(shownChars, Math.max(shownChars, end));
-    shownChars = Math.max(shownChars, end);
-    return shown;
-  };
   let reasoning = '';
   const toolCalls: ModelToolCall[] = [];
   let response: ModelResponse | undefined;
@@ -249,21 +242,15 @@ export async function* streamTurn(
         // Past the client-side cap (the server ignored max_tokens): keep what fits and stop reading.
         const fits = part.text.slice(0, maxChars - text.length);
         text += fits;
-        if (fits !== '') yield { type: 'model-delta', step, text: fits, shown: shownUpTo(text.length) };
+        if (fits !== '')
+          yield { type: 'model-delta', step, text: fits, shown: reply ? reply.push(fits).shown : fits };
         response = stoppedHere('length', CLIENT_CAP_REASON);
         break;
       } else {
         text += part.text;
-        // What may be shown is decided here, once, for every front end and in the run's labels.
-        const at = cut ? cut.push(part.text) : -1;
-        const end =
-          at >= 0
-            ? text.slice(0, at).trimEnd().length
-            : cut
-              ? settledText(text, settings.labels).length
-              : text.length;
-        yield { type: 'model-delta', step, text: part.text, shown: shownUpTo(end) };
-        if (at >= 0) {
+        const { shown, cut } = reply ? reply.push(part.text) : { shown: part.text, cut: false };
+        yield { type: 'model-delta', step, text: part.text, shown };
+        if (cut) {
           response = stoppedHere('stop', 'client-cut');
           break;
         }

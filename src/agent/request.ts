@@ -21,9 +21,6 @@ import { renderNativeMessages, renderNativeSystemPrompt, toolDefinitions } from 
 import type { RunSettings } from './options.js';
 import type { Step } from './types.js';
 
-// Where it used to live; import it from './errors.js'.
-export { AgentConfigError };
-
 /** What stays fixed over a run: the mode, the system prompt, the limits. */
 export interface RequestPlan {
   native: boolean;

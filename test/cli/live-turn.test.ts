@@ -25,6 +25,7 @@ import {
   primaryLabels,
 } from '../../src/react/labels.js';
 import { readReply } from '../../src/react/reply.js';
+import { ShownReply } from '../../src/react/settled.js';
 
 interface CorpusTurn {
   id: string;
@@ -75,8 +76,10 @@ function stream(
     live.reasoning(piece);
     after.push(out);
   }
+  // What the loop says may be shown of each chunk (`model-delta`'s `shown`), as the CLI receives it.
+  const reply = new ShownReply(labels);
   for (const chunk of chunks) {
-    live.text(chunk);
+    live.text(options.native === true ? chunk : reply.push(chunk).shown);
     after.push(out);
   }
   const text = chunks.join('');
@@ -250,8 +253,9 @@ test('the spinner turns until the streamed turn shows on screen, not only until 
     async function* events(): AsyncGenerator<AgentEvent> {
       yield { type: 'run-start', question: 'q', modelId: 'm', tools: [], systemPrompt: 'p' };
       yield { type: 'model-start', step: 1 };
+      const reply = new ShownReply(ENGLISH_LABELS);
       for (const chunk of native ? ['Par', 'is'] : ['Th', 'ought: ch', 'eck\nAnswer: Paris']) {
-        yield { type: 'model-delta', step: 1, text: chunk };
+        yield { type: 'model-delta', step: 1, text: chunk, shown: native ? chunk : reply.push(chunk).shown };
         log.push(`${JSON.stringify(chunk)} turning=${turning} printed=${JSON.stringify(plain(printed))}`);
       }
       const usage = {};

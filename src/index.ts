@@ -22,6 +22,7 @@ export {
   BudgetExceededError,
   InvalidToolInputError,
   NoSuchToolError,
+  RunStateError,
 } from './agent/errors.js';
 export type {
   OnStepEndFunction,
@@ -43,7 +44,6 @@ export type {
   ResumeOptions,
 } from './agent/options.js';
 export type { AnswerCheck, OutputSchema } from './agent/output.js';
-export { RunStateError } from './agent/pause-errors.js';
 export { resumeAgent, streamResumedAgent } from './agent/resume.js';
 export {
   type ConversationStore,

@@ -12,10 +12,10 @@ import { DEFAULT_MAX_OUTPUT_CHARS, type ToolOutcome } from '../tools/router.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import { anySignal } from '../util/own.js';
 import { drain } from './effects.js';
+import { RunPaused } from './errors.js';
 import { streamRun } from './loop.js';
 import { NESTED_RUNNER, type ParentRun } from './nested.js';
 import type { AgentConfig } from './options.js';
-import { RunPaused } from './pause-errors.js';
 import type { AgentEvent, RunResult } from './types.js';
 
 /** Longest task an agent tool takes by default, in characters. */
@@ -43,11 +43,11 @@ export type AgentToolOptions = Omit<AgentConfig, 'approve' | 'durable'> & {
  *
  * - Its `effects` are the union of its tools' effects (`external` over `write` over `read`). It asks for no
  *   approval itself: each of its tools that needs one asks the parent's `approve` (or pauses the parent
- *   run, with `pauseForApproval`, and `resumeAgent` goes back into the nested run). Its own `allowTools`
- *   apply to its tools.
- * - Budgets are shared: the nested run stops at its own `maxTokens` / `maxCostUsd` / `timeoutMs` and at
- *   what the parent has left; its model calls count in the parent's `usage` and `costUsd`; the parent's
- *   abort signal (and clock) stop it.
+ *   run, with `durable.pauseForApproval`, and `resumeAgent` goes back into the nested run). Its own
+ *   `limits.allowTools` apply to its tools.
+ * - Budgets are shared: the nested run stops at its own `limits.maxTokens` / `limits.maxCostUsd` /
+ *   `limits.timeoutMs` and at what the parent has left; its model calls count in the parent's `usage` and
+ *   `costUsd`; the parent's abort signal (and clock) stop it.
  * - Its events reach the parent's stream as `agent-event`s (`path: [name]`, nested deeper: `[outer,
  *   inner]`), so a trace keeps its trajectory and `taoloop trace` shows it indented.
  * - An answer is the observation (`ok: true`); a run that stops without one is an `ok: false`

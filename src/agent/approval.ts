@@ -9,7 +9,7 @@
  */
 
 import { errorMessage } from '../util/own.js';
-import { RunPaused, RunStateError } from './pause-errors.js';
+import { RunPaused, RunStateError } from './errors.js';
 import type { ApprovalDecision, ApprovalRequest, ApproveFn, PendingApprovalRequest } from './types.js';
 
 /** Longest rejection reason passed on to the model, in characters (the rest is cut). */

@@ -1,7 +1,7 @@
 /**
  * Context compaction strategies: {@link PrepareStepFunction}s that keep the transcript inside the model's
- * context window (`RunSettings.compaction`). The trace always keeps every step whole; only what the model
- * is sent changes.
+ * context window (the `prompt.compaction` option). The trace always keeps every step whole; only what the
+ * model is sent changes.
  *
  * - {@link markerCompaction} (the default): the oldest observations are replaced by a short marker, in
  *   chunks that keep a provider's prompt cache useful (`fitEntries`).
@@ -50,7 +50,7 @@ export interface SummaryCompactionOptions {
   model: Model;
   /** Latest steps whose observations are always sent whole. @default 2 */
   keepLatestSteps?: number;
-  /** Cap on the summary's length, in tokens (sent as `maxOutputTokens`). @default 512 */
+  /** Cap on the summary's length, in tokens (the summary call's `maxOutputTokens`). @default 512 */
   maxSummaryTokens?: number;
   /** Replaces the instructions the summary model gets (its system prompt). @default {@link SUMMARY_INSTRUCTIONS} */
   instructions?: string;
@@ -81,13 +81,18 @@ interface RunSummary {
  * before it is made, like the run's own calls: when they have no room for it, no summary is written for
  * this step and the marker strategy shortens the old observations instead (the run's own call is then
  * checked as usual, and ends the run with `budget` if it does not fit either); the next compaction tries
- * the summary again. A failed summary call ends the run with `error` (`compaction failed: ...`). Does nothing when the context window is unknown (set `contextWindowTokens`).
+ * the summary again. A failed summary call ends the run with `error` (`compaction failed: ...`). Does
+ * nothing when the context window is unknown (set `prompt.contextWindowTokens`).
  * One strategy object may serve several runs at once: what it remembers is per run.
  *
  * @example
  * ```ts
- * await runAgent({ model, tools, question, contextWindowTokens: 32_000,
- *   compaction: summaryCompaction({ model: cheapModel }) });
+ * await runAgent({
+ *   model,
+ *   tools,
+ *   question,
+ *   prompt: { contextWindowTokens: 32_000, compaction: summaryCompaction({ model: cheapModel }) },
+ * });
  * ```
  */
 export function summaryCompaction(options: SummaryCompactionOptions): PrepareStepFunction {

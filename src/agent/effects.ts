@@ -16,7 +16,7 @@
  */
 import type { ToolOutcome } from '../tools/router.js';
 import type { ToolSnapshot } from '../tools/types.js';
-import { RunStateError } from './pause-errors.js';
+import { RunStateError } from './errors.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, Journal, RunJournalEntry } from './types.js';
 
 /** Decides an approval request (asks `approve`, or pauses the run). */

@@ -1,5 +1,6 @@
 /**
- * The types of the step hooks (`prepareStep`, `onStepEnd`, compaction strategies); `hooks.ts` runs them.
+ * The types of the step hooks (`hooks.prepareStep`, `hooks.onStepEnd`, `prompt.compaction` strategies);
+ * `hooks.ts` runs them.
  *
  * @module
  */
@@ -24,14 +25,15 @@ export interface PrepareStepOptions {
   /** The tools offered to this step (all of the run's tools unless an earlier hook narrowed them). */
   tools: readonly Tool[];
   /**
-   * Tokens the steps' transcript may take in this call: the context window (`contextWindowTokens`) minus
-   * the system prompt, the earlier conversation, the question and room for the reply (`maxOutputTokens`,
-   * else 1024), estimated at 4 characters a token. `undefined` when the context window is unknown.
+   * Tokens the steps' transcript may take in this call: the context window (`prompt.contextWindowTokens`)
+   * minus the system prompt, the earlier conversation, the question and room for the reply
+   * (`modelSettings.maxOutputTokens`, else 1024), estimated at 4 characters a token. `undefined` when the
+   * context window is unknown.
    */
   transcriptBudgetTokens: number | undefined;
-  /** True for the last call without tools that `forceFinalAnswer` asks for. */
+  /** True for the last call without tools that `limits.forceFinalAnswer` asks for. */
   forced: boolean;
-  /** Aborted when the run is (caller's signal, `timeoutMs`). */
+  /** Aborted when the run is (caller's signal, `limits.timeoutMs`). */
   signal?: AbortSignal | undefined;
   /**
    * Renders the messages of a changed step list (e.g. steps with shortened observations) the way the run
@@ -55,7 +57,10 @@ export interface PrepareStepOptions {
  * keeps the run's setting.
  */
 export interface PrepareStepResult {
-  /** The model for this call; `fallbackModels` still follow it. In native mode it must call tools. */
+  /**
+   * The model for this call; `modelSettings.fallbackModels` still follow it. In native mode it must call
+   * tools.
+   */
   model?: Model;
   /**
    * Names of the tools offered in this step (the AI SDK's `activeTools`). Text mode renders the system
@@ -76,8 +81,8 @@ export interface PrepareStepResult {
 
 /**
  * Changes the next model call. Runs before every model call of a run (the forced last one too), after the
- * run's compaction strategy. A throw (or rejection) ends the run with status `error` and
- * `error: 'prepareStep failed: <message>'`.
+ * run's compaction strategy (`prompt.compaction`). A throw (or rejection) ends the run with status `error`
+ * and `error: 'prepareStep failed: <message>'`.
  */
 export type PrepareStepFunction = (
   options: PrepareStepOptions,

@@ -6,6 +6,7 @@
  */
 import { errorMessage } from '../util/own.js';
 import { drain } from './effects.js';
+import { AgentConfigError, RunPaused } from './errors.js';
 import type { OnStepEndFunction } from './hook-types.js';
 import type { NextCall } from './hooks.js';
 import { effectName } from './ids.js';
@@ -14,7 +15,6 @@ import { type ActedStep, actStep } from './native-calls.js';
 import { type AgentConfig, type AgentOptions, runSettings } from './options.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { finishPause, openResume, type ResumeInput } from './pause.js';
-import { RunPaused } from './pause-errors.js';
 import {
   DEFAULT_MAX_STEPS,
   finish,
@@ -78,6 +78,10 @@ export async function* streamRun(
   const resume = link.resume && (await openResume(settings, link.resume));
   const run = startRun(settings, { ...(resume && { resume }), ...(link.parent && { parent: link.parent }) });
   const observers = settings.observers ?? [];
+  if (!Array.isArray(observers))
+    throw new AgentConfigError(
+      '`hooks.observers` must be an array of observers: [{ event(event) { ... } }].',
+    );
   const { onStepEnd } = settings;
   const loop = react(run);
   let finished = false;

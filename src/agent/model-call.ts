@@ -20,10 +20,10 @@ import type {
 import type { LabelSet } from '../react/labels.js';
 import { ShownReply } from '../react/settled.js';
 import { anySignal, errorMessage, timeoutSignal } from '../util/own.js';
+import { estimateUsage } from './budget.js';
 import { RetryFeed } from './retries.js';
 import { CLIENT_CAP_REASON, capResponse, DEFAULT_MAX_TURN_CHARS } from './turn-cap.js';
 import type { AgentEvent } from './types.js';
-import { estimateUsage } from './usage.js';
 
 /** A model response and the id of the model that gave it (plain data, so a journal can record it). */
 export interface AnsweredBy {

@@ -15,9 +15,9 @@ import type { ActionTurn } from '../react/turn.js';
 import type { ToolRouter } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
 import { act, askApproval, needsAsking, runTool } from './act.js';
+import { RunPaused } from './errors.js';
 import { textInput } from './native.js';
 import { nestedRunnerOf } from './nested.js';
-import { RunPaused } from './pause-errors.js';
 import type { Run } from './run.js';
 import { unknownToolHint } from './turns.js';
 import type {

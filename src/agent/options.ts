@@ -106,8 +106,8 @@ export interface ModelSettings {
   streaming?: boolean;
   /**
    * Models that take a call when the model before them fails after its own retries (HTTP 5xx, overload,
-   * a context-length error, a timeout of `modelTimeoutMs`, a refused connection): the same request goes to
-   * the next model, a `model-fallback` event says so, and the step records which model answered
+   * a context-length error, a timeout of `limits.modelTimeoutMs`, a refused connection): the same request
+   * goes to the next model, a `model-fallback` event says so, and the step records which model answered
    * (`step.modelId`), so its usage and cost are that model's (`result.usageByModel`). A run that was
    * aborted does not fall back. Each step starts again with the first model.
    * @default [] (no fallback)
@@ -135,7 +135,8 @@ export interface ModelSettings {
    * `disableParallelToolUse: true`; an OpenAI-compatible server gets `parallel_tool_calls: false`); a
    * provider without one (Google) may still return several, and then the first runs and each other call is
    * answered that it was not run, never dropped without a word. Text mode runs one action per step anyway.
-   * @default true (the provider's default: every call of a step runs, see {@link toolConcurrency})
+   * @default true (the provider's default: every call of a step runs, see
+   * {@link AgentLimits.toolConcurrency | limits.toolConcurrency})
    */
   parallelToolCalls?: boolean;
 }
@@ -170,9 +171,9 @@ export interface PromptOptions {
   contextWindowTokens?: number;
   /**
    * How the transcript is kept inside `contextWindowTokens`: a {@link PrepareStepFunction} that runs
-   * before each model call, ahead of `prepareStep`. `markerCompaction()` shortens the oldest observations
-   * to a marker; `summaryCompaction({ model })` replaces old observations with a summary that model
-   * writes. `false` sends every step whole (a call may then pass the window).
+   * before each model call, ahead of `hooks.prepareStep`. `markerCompaction()` shortens the oldest
+   * observations to a marker; `summaryCompaction({ model })` replaces old observations with a summary that
+   * model writes. `false` sends every step whole (a call may then pass the window).
    * @default markerCompaction()
    */
   compaction?: PrepareStepFunction | false;
@@ -187,7 +188,7 @@ export interface AgentHooks<O = unknown> {
   /**
    * Changes the next model call: the model, the tools offered (`activeTools`), extra `instructions`, the
    * `messages`, `temperature`, `maxOutputTokens`, for that call only (the AI SDK's `prepareStep`). Runs
-   * before every model call, after `compaction`. A throw ends the run with status `error` and
+   * before every model call, after `prompt.compaction`. A throw ends the run with status `error` and
    * `error: 'prepareStep failed: <message>'`.
    * @default undefined (every call as the options say)
    */
@@ -200,7 +201,7 @@ export interface AgentHooks<O = unknown> {
   onStepEnd?: OnStepEndFunction;
   /**
    * Checks on an answer before the run accepts it; one returning a message refuses the answer, and the
-   * message goes back to the model as the observation. Refusals count with `maxAnswerCorrections`.
+   * message goes back to the model as the observation. Refusals count with `limits.maxAnswerCorrections`.
    * @default none (every answer that parses is accepted)
    */
   checkAnswer?: AnswerCheck<O> | readonly AnswerCheck<O>[];
@@ -290,7 +291,7 @@ export interface AgentConfig<O = unknown> {
    * mode: after `Answer:`; native mode: through a `final_answer` tool; embedded llama.cpp models: under a
    * grammar derived from the schema's JSON Schema). `RunResult.output` is the parsed, validated value.
    * An answer that does not validate is sent back as an observation saying what is wrong, at most
-   * `maxAnswerCorrections` times; corrections do not use up `maxSteps`.
+   * `limits.maxAnswerCorrections` times; corrections do not use up `maxSteps`.
    * @default none (the answer is plain text)
    */
   output?: OutputSchema<O>;
@@ -303,10 +304,11 @@ export interface AgentConfig<O = unknown> {
    * `Promise` returned by `approve` is awaited: any other value, a thenable included, is read as it is, by
    * its own fields (`{ type: 'reject', then() {…} }` is a rejection, whatever its `then` would give).
    *
-   * This option, `allowTools`, `pauseForApproval`, `journal` and `secret` (and a tool's `needsApproval`)
-   * are read as own properties of the options object: an inherited value (from a prototype, say one that
-   * prototype pollution reached) counts as absent, so it never lets a side effect happen.
-   * @default none (every call that needs approval is rejected, unless `allowTools` names its tool)
+   * This option, `limits.allowTools`, `durable.pauseForApproval`, `durable.journal` and `durable.secret`
+   * (and a tool's `needsApproval`) are read as own properties of the options object and of its groups: an
+   * inherited value (from a prototype, say one that prototype pollution reached) counts as absent, so it
+   * never lets a side effect happen.
+   * @default none (every call that needs approval is rejected, unless `limits.allowTools` names its tool)
    */
   approve?: ApproveFn;
   /**
@@ -342,7 +344,7 @@ export type AgentInput =
        * The conversation so far, ending with the user's question: user and assistant turns with plain text
        * content (a string or AI SDK text parts, so AI SDK `ModelMessage`s with text fit). Earlier turns are
        * sent to the model as chat messages before the current question; earlier trajectories (tool calls,
-       * reasoning, `tool` messages) are not sent again (see `earlierTrajectories`).
+       * reasoning, `tool` messages) are not sent again (see `prompt.earlierTrajectories`).
        * `RunResult.messages` is this list plus the run's answer, so a follow-up is one spread away.
        * @throws {AgentConfigError} (from the run) for a system message, a user message with an image or file
        * part, or a conversation whose last turn is not the user's.
@@ -510,8 +512,7 @@ export function withOverrides<O>(base: AgentConfig<O>, overrides: Partial<AgentC
   for (const key of Object.keys(overrides)) {
     const value = (overrides as Record<string, unknown>)[key];
     const before = merged[key];
-    merged[key] =
-      isGroup(key) && isObject(value) && isObject(before) ? { ...before, ...value } : value;
+    merged[key] = isGroup(key) && isObject(value) && isObject(before) ? { ...before, ...value } : value;
   }
   return merged as unknown as AgentConfig<O>;
 }

@@ -9,7 +9,7 @@
 
 import { errorMessage } from '../util/own.js';
 import { readConversation } from './conversation.js';
-import { RunStateError } from './pause-errors.js';
+import { RunStateError } from './errors.js';
 import {
   type PendingApprovalRequest,
   RUN_STATE_VERSION,

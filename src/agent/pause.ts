@@ -16,8 +16,8 @@ import { errorMessage, ownField } from '../util/own.js';
 import { askApprover, pendingOf, toApprovalDecision } from './approval.js';
 import { conversationAfter } from './conversation.js';
 import { type Approver, RecordedEffects, type RunEffects } from './effects.js';
+import { RunPaused, RunStateError } from './errors.js';
 import type { RunSettings } from './options.js';
-import { RunPaused, RunStateError } from './pause-errors.js';
 import { canonicalJson, openState, sealState } from './pause-state.js';
 import type {
   AgentEvent,

@@ -30,10 +30,10 @@ import type { AgentEvent, RunResult } from './types.js';
  * run), so the effect's service can drop the repeat.
  *
  * @throws {RunStateError} (from the first `next()`, before any side effect) for a state that is not a
- * taoloop run state, of another version, tampered with or signed with another secret (with `secret`), and
- * for decisions that do not match the pending requests; while replaying, when the run does not follow the
- * recorded one (other model, tools or options), before anything new runs.
- * @throws {AgentConfigError} together with a `journal`, and for the loop's own caller mistakes.
+ * taoloop run state, of another version, tampered with or signed with another secret (with
+ * `durable.secret`), and for decisions that do not match the pending requests; while replaying, when the
+ * run does not follow the recorded one (other model, tools or options), before anything new runs.
+ * @throws {AgentConfigError} together with a `durable.journal`, and for the loop's own caller mistakes.
  */
 export function streamResumedAgent<O = unknown>(
   options: ResumeOptions<O>,
@@ -50,12 +50,14 @@ export function streamResumedAgent<O = unknown>(
  *
  * @example
  * ```ts
- * const first = await runAgent({ ...options, durable: { pauseForApproval: true, secret } });
+ * const durable = { pauseForApproval: true, secret };
+ * const first = await runAgent({ ...options, durable });
  * if (first.status === 'paused') {
  *   await db.save(runId, JSON.stringify(first.state)); // later, in any process:
  *   const state = JSON.parse(await db.load(runId));
  *   const [request] = state.pending;
- *   const result = await resumeAgent({ ...options, secret, state, decisions: { [request.id]: { type: 'approve' } } });
+ *   const decisions = { [request.id]: { type: 'approve' } } as const;
+ *   const result = await resumeAgent({ ...options, durable, state, decisions });
  * }
  * ```
  * @throws {RunStateError} as {@link streamResumedAgent} does.

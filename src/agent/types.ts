@@ -67,7 +67,8 @@ export type Journal = <T>(name: string, effect: () => Promise<T>) => Promise<T>;
 /**
  * What an {@link ApproveFn} answers to end the run `paused` instead of deciding now: the request goes to
  * `result.pending` and the run can be resumed later, in any process, with `resumeAgent`. Only honoured
- * when the run has no `journal` (a durable engine waits for approvals itself); elsewhere it is a rejection.
+ * when the run has no `durable.journal` (a durable engine waits for approvals itself); elsewhere it is a
+ * rejection.
  */
 export interface PauseAnswer {
   type: 'pause';
@@ -110,8 +111,8 @@ export const RUN_STATE_VERSION = 1;
  * journal of its completed side effects (model turns, approval decisions, tool observations), so a resumed
  * run replays them instead of making them again, and the approvals it waits for.
  *
- * A state of another `version` is refused, never misread. With `secret`, `signature` is an HMAC-SHA256
- * of the rest (keys sorted), and a state whose signature does not match is refused.
+ * A state of another `version` is refused, never misread. With `durable.secret`, `signature` is an
+ * HMAC-SHA256 of the rest (keys sorted), and a state whose signature does not match is refused.
  */
 export interface RunState {
   format: 'taoloop-run-state';
@@ -128,12 +129,12 @@ export interface RunState {
   /** When the run paused (ISO 8601). */
   pausedAt: string;
   /**
-   * `true` when the run paused with `pauseForApproval`: a native step's approvals were asked together, and
-   * a resume asks them so again, whatever its own options say. Absent when `approve` paused the run (one
-   * request at a time).
+   * `true` when the run paused with `durable.pauseForApproval`: a native step's approvals were asked
+   * together, and a resume asks them so again, whatever its own options say. Absent when `approve` paused
+   * the run (one request at a time).
    */
   approvalsTogether?: true;
-  /** With a `secret`: `hmac-sha256:<base64url>` over the rest of the state. */
+  /** With a `durable.secret`: `hmac-sha256:<base64url>` over the rest of the state. */
   signature?: string;
 }
 
@@ -142,10 +143,11 @@ export interface RunState {
  * - `max_steps`: the step limit was reached without an answer.
  * - `format_errors`: too many model turns in a row could not be parsed.
  * - `repeated_action`: the model kept repeating the same action and getting the same observation.
- * - `budget`: the next model call would start over `maxTokens` or `maxCostUsd`, or `timeoutMs` passed.
+ * - `budget`: the next model call would start over `limits.maxTokens` or `limits.maxCostUsd`, or
+ *   `limits.timeoutMs` passed.
  * - `aborted`: the caller's signal fired (Ctrl-C in the CLI).
  * - `error`: the model failed (after its retries); `error` on the result says why.
- * - `paused`: a tool call waits for a decision (`pauseForApproval`, or `approve` answered `pause`);
+ * - `paused`: a tool call waits for a decision (`durable.pauseForApproval`, or `approve` answered `pause`);
  *   `pending` and `state` on the result say which, and `resumeAgent` goes on from there.
  */
 export type StopReason =
@@ -181,7 +183,7 @@ export interface StepObservation {
   text: string;
   /**
    * Where it came from: a tool call, the loop reporting a format error, or the loop refusing an answer
-   * (`answer-check`: invalid JSON for `output`, a schema mismatch, a `checkAnswer` refusal).
+   * (`answer-check`: invalid JSON for `output`, a schema mismatch, a `hooks.checkAnswer` refusal).
    */
   source: 'tool' | 'format-error' | 'answer-check';
   /** False for format errors and failed tool calls. */
@@ -224,11 +226,16 @@ export interface Step {
   reasoning?: string;
   /** The model that answered this step, when a fallback did (absent: the run's model). */
   modelId?: string;
-  /** Native mode with `repairToolCall`: each call of the step that could not run as made, and its repair. */
+  /**
+   * Native mode with `hooks.repairToolCall`: each call of the step that could not run as made, and its
+   * repair.
+   */
   toolCallRepairs?: ToolCallRepair[];
 }
 
-/** A native tool call that could not run as the model made it, and what `repairToolCall` did with it. */
+/**
+ * A native tool call that could not run as the model made it, and what `hooks.repairToolCall` did with it.
+ */
 export interface ToolCallRepair {
   /** The call as the model made it. */
   original: ModelToolCall;
@@ -257,8 +264,8 @@ export interface RunResult<O = unknown> {
   /** The answer parsed and validated by `output`, when the run had one and `status` is `answered`. */
   output?: O;
   /**
-   * True when the answer came from the last call without tools that `forceFinalAnswer` asked for after a
-   * step or budget limit, not from the model finishing on its own.
+   * True when the answer came from the last call without tools that `limits.forceFinalAnswer` asked for
+   * after a step or budget limit, not from the model finishing on its own.
    */
   forced?: boolean;
   /** The current question (the last user message). */
@@ -268,11 +275,12 @@ export interface RunResult<O = unknown> {
   modelId: string;
   steps: Step[];
   /**
-   * Usage of every model call the run made: its steps, its hooks' and `repairToolCall`'s calls through
-   * `generate`, and the calls of nested agents (`agentTool`). A call whose usage the provider did not report
-   * adds nothing (a field stays `undefined` until some call reports it). So does a failed attempt (one the
-   * AI SDK retried, one a fallback model took over, one cut by `modelTimeoutMs`): providers report no usage
-   * for a failed call, though one that broke off mid-stream may have been billed for what it sent.
+   * Usage of every model call the run made: its steps, its hooks' and `hooks.repairToolCall`'s calls
+   * through `generate`, and the calls of nested agents (`agentTool`). A call whose usage the provider did
+   * not report adds nothing (a field stays `undefined` until some call reports it). So does a failed
+   * attempt (one the AI SDK retried, one a fallback model took over, one cut by `limits.modelTimeoutMs`):
+   * providers report no usage for a failed call, though one that broke off mid-stream may have been billed
+   * for what it sent.
    */
   usage: RunUsage;
   /**
@@ -287,7 +295,7 @@ export interface RunResult<O = unknown> {
   error?: string;
   /** For `paused`: the approvals the run waits for (a decision for each resumes it). */
   pending?: PendingApprovalRequest[];
-  /** For `paused`: what `resumeAgent` needs to continue (JSON data; signed with `secret`). */
+  /** For `paused`: what `resumeAgent` needs to continue (JSON data; signed with `durable.secret`). */
   state?: RunState;
   /** Wall time of this run in milliseconds (of a resumed run: since it was resumed). */
   durationMs: number;
@@ -309,7 +317,10 @@ export type AgentEvent =
   | { type: 'model-delta'; step: number; text: string; shown: string }
   /** A piece of the reasoning the provider streams apart from the text (`reasoning_content`). */
   | { type: 'reasoning-delta'; step: number; text: string }
-  /** A model call failed and the next of `fallbackModels` takes it; text streamed so far is discarded. */
+  /**
+   * A model call failed and the next of `modelSettings.fallbackModels` takes it; text streamed so far is
+   * discarded.
+   */
   | { type: 'model-fallback'; step: number; fromModelId: string; toModelId: string; error: string }
   /**
    * Step `step`'s model call failed and is tried again with the same model: the AI SDK's own retries
@@ -357,9 +368,9 @@ export type AgentEvent =
   /** The run pauses for approvals (status `paused`); `run-end` follows with the same `pending` and `state`. */
   | { type: 'run-pause'; pending: PendingApprovalRequest[]; state: RunState }
   /**
-   * A model call a hook made through `generate` (e.g. `summaryCompaction`'s summary, or `repairToolCall`'s
-   * call, whose `purpose` defaults to `'repairToolCall'`), counted in the run's usage, `usageByModel`, cost
-   * and budgets; `purpose` is the hook's name for it.
+   * A model call a hook made through `generate` (e.g. `summaryCompaction`'s summary, or
+   * `hooks.repairToolCall`'s call, whose `purpose` defaults to `'repairToolCall'`), counted in the run's
+   * usage, `usageByModel`, cost and budgets; `purpose` is the hook's name for it.
    */
   | {
       type: 'hook-model-end';
@@ -370,7 +381,7 @@ export type AgentEvent =
       purpose?: string;
       costUsd?: number;
     }
-  /** An observer (`onStepEnd`) threw; the run went on. */
+  /** The `hooks.onStepEnd` hook threw; the run went on. */
   | { type: 'hook-error'; step: number; hook: 'onStepEnd'; error: string }
   /**
    * An event of a nested agent's run (`agentTool`), passed on as it happens: `path` names the agent tools

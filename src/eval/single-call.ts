@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { addUsage } from '../agent/usage.js';
+import { addUsage } from '../agent/budget.js';
 import { ModelCallError, ModelTimeoutError } from '../models/errors.js';
 import { addCost, costUsd, findPrice, type PriceTable } from '../models/pricing.js';
 import type { Model, ModelUsage } from '../models/types.js';

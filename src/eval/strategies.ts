@@ -9,9 +9,9 @@
  * @module
  */
 
+import { addUsage } from '../agent/budget.js';
 import { runAgent } from '../agent/loop.js';
 import type { RunResult } from '../agent/types.js';
-import { addUsage } from '../agent/usage.js';
 import { addCost, type PriceTable } from '../models/pricing.js';
 import type { Model } from '../models/types.js';
 import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';

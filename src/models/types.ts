@@ -132,7 +132,7 @@ export interface ModelUsage {
    * `true` when the counts are taoloop's estimate (about 4 characters a token: the request's messages for
    * input, the text received for output), not the provider's: a call cut on the client side (the server
    * ignored the stop sequence or the turn cap, and reading stopped) or a streamed call aborted once sent
-   * (the run's signal, `timeoutMs`, `modelTimeoutMs`) gets no usage report. A sum is
+   * (the run's signal, `limits.timeoutMs`, `limits.modelTimeoutMs`) gets no usage report. A sum is
    * estimated when any part of it is. Absent when the provider reported the counts.
    */
   estimated?: true | undefined;
@@ -184,8 +184,9 @@ export interface Model {
   /** One complete turn. */
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**
-   * Optional streaming variant. The loop prefers it when present so that the trace shows text as it
-   * arrives and a reply that starts inventing an observation can be cancelled early.
+   * Optional streaming variant. The loop prefers it when present (unless `modelSettings.streaming` is
+   * `false`, or the run has a `durable.journal`) so that the trace shows text as it arrives and a reply
+   * that starts inventing an observation can be cancelled early.
    */
   stream?(request: ModelRequest): AsyncIterable<ModelStreamPart>;
 }

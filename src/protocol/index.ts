@@ -18,12 +18,12 @@ export { DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS, unionOfEffects } from '../agent/age
 export { SUMMARY_INSTRUCTIONS } from '../agent/compaction.js';
 export type { AgentMessagePart } from '../agent/conversation.js';
 export { directEffects, journaledEffects, type RunEffects } from '../agent/effects.js';
+export type { RunStateProblem } from '../agent/errors.js';
 export { FINAL_ANSWER_TOOL } from '../agent/final-answer.js';
 export { approvalId, stepCallId, toolCallId } from '../agent/ids.js';
 export { DEFAULT_MAX_STEPS } from '../agent/loop.js';
 export { TOP_LEVEL_OPTIONS } from '../agent/options.js';
 export { type AnswerCandidate, DEFAULT_MAX_ANSWER_CORRECTIONS, type InferOutput } from '../agent/output.js';
-export type { RunStateProblem } from '../agent/pause-errors.js';
 export {
   type Journal,
   type PauseAnswer,

@@ -68,7 +68,7 @@ export async function registerDeployment(
  * Starts a run without waiting for it (Restate's `/send`). Starting the same `runId` again is harmless.
  * @returns the run ID, for {@link runResult}, {@link pendingApproval} and {@link answerApproval}.
  */
-export async function startRun(
+export async function startDurableRun(
   ingressUrl: string,
   run: RunRequest,
   options: SubmitOptions = {},
@@ -111,7 +111,7 @@ export async function runResult(
 }
 
 /**
- * Runs `run` on Restate and returns its result: {@link startRun} then {@link runResult}.
+ * Runs `run` on Restate and returns its result: {@link startDurableRun} then {@link runResult}.
  *
  * @example
  * ```ts
@@ -123,7 +123,7 @@ export async function submitRun(
   run: RunRequest,
   options: SubmitOptions = {},
 ): Promise<RunResult> {
-  const runId = await startRun(ingressUrl, run, options);
+  const runId = await startDurableRun(ingressUrl, run, options);
   return runResult(ingressUrl, runId, options);
 }
 

@@ -26,7 +26,7 @@ export {
   runOnRestate,
   runResult,
   type SubmitOptions,
-  startRun,
+  startDurableRun,
   submitRun,
 } from './client.js';
 export {

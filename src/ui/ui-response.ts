@@ -7,11 +7,10 @@
  */
 import type { UIMessage } from 'ai';
 import { type AgentMessage, readConversation } from '../agent/conversation.js';
-import { AgentConfigError } from '../agent/errors.js';
+import { AgentConfigError, RunStateError } from '../agent/errors.js';
 import { streamAgent } from '../agent/loop.js';
 import { type AgentConfig, runSettings } from '../agent/options.js';
 import { openResume, type ResumeInput } from '../agent/pause.js';
-import { RunStateError } from '../agent/pause-errors.js';
 import { streamResumedAgent } from '../agent/resume.js';
 import type { AgentEvent, ApprovalDecision, RunResult, RunState } from '../agent/types.js';
 import { errorMessage, ownField } from '../util/own.js';

@@ -8,8 +8,9 @@
  *
  * @module
  */
+
+import { RunStateError } from '../agent/errors.js';
 import type { ResumeInput } from '../agent/pause.js';
-import { RunStateError } from '../agent/pause-errors.js';
 
 /** What an approval response in a tool part looks like, read defensively (it comes from the client). */
 interface ApprovalPart {

@@ -20,7 +20,7 @@ import type { BrowserModelSource } from './browser-assets.js';
 import { SECURITY_HEADERS } from './guard.js';
 import { HttpError, openEventStream, readJsonObject, sendJson } from './http.js';
 import { type RunMessage, type RunOptionsMessage, RunSession } from './run-session.js';
-import { listRuns, newRunId, runFile } from './runs-store.js';
+import { listRuns, newRunFileId, runFile } from './runs-store.js';
 
 /** The step limit the page's slider allows. */
 export const MAX_STEPS_RANGE = { min: 1, max: 20, default: 8 } as const;
@@ -156,7 +156,7 @@ export async function postRun(
   } catch (error) {
     throw new HttpError(400, `the model "${spec}" cannot be used: ${errorMessage(error)}`);
   }
-  const id = newRunId(ctx.runsDir);
+  const id = newRunFileId(ctx.runsDir);
   const file = runFile(ctx.runsDir, id) as string;
   const session = new RunSession({
     id,

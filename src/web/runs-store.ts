@@ -15,7 +15,7 @@ export type RunSummary = Omit<TraceRunSummary, 'file'>;
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** A new run id in `dir` (the trace file's name without `.jsonl`: start time, then a random suffix). */
-export function newRunId(dir: string, now: Date = new Date()): string {
+export function newRunFileId(dir: string, now: Date = new Date()): string {
   return basename(newRunFile(dir, now), '.jsonl');
 }
 

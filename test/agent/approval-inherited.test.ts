@@ -27,6 +27,15 @@ const POLLUTION: ReadonlyArray<[string, unknown]> = [
     'journal',
     (name: string, effect: () => unknown) => (name.endsWith('approval') ? { type: 'approve' } : effect()),
   ],
+  // The same, as the groups the options have had since 0.1.0 (`limits.allowTools`, `durable.journal`).
+  ['limits', { allowTools: 'all' }],
+  [
+    'durable',
+    {
+      journal: (name: string, effect: () => unknown) =>
+        name.endsWith('approval') ? { type: 'approve' } : effect(),
+    },
+  ],
 ];
 
 const PROTO = Object.prototype as Record<string, unknown>;

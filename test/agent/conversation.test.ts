@@ -130,7 +130,10 @@ test('bad conversations are caller mistakes with a message that says what to cha
   const model = scriptedModel([]);
   const cases: [Parameters<typeof runAgent>[0], RegExp][] = [
     // Both inputs, or none: the types forbid them, plain JavaScript can still pass them.
-    [{ model, tools: [], question: 'q', messages: [{ role: 'user', content: 'q' }] } as never, /either `question`/],
+    [
+      { model, tools: [], question: 'q', messages: [{ role: 'user', content: 'q' }] } as never,
+      /either `question`/,
+    ],
     [{ model, tools: [] } as never, /question is empty/],
     [{ model, tools: [], messages: [] }, /last message must be the user's/],
     [

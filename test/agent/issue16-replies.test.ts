@@ -81,7 +81,10 @@ for (const streaming of [true, false]) {
       // The server cuts at `\nObservation:` as real servers do, here inside the block.
       const cutInside =
         '<think>\nThought: multiply\nAction: calculator[6 * 7]\nObservation: 42\n</think>\nThought: t\nAction: calculator[6 * 7]';
-      const { result } = await run({ replies: [cutInside, 'Thought: done\nAnswer: 42'] }, { modelSettings: { streaming } });
+      const { result } = await run(
+        { replies: [cutInside, 'Thought: done\nAnswer: 42'] },
+        { modelSettings: { streaming } },
+      );
       assert.equal(result.status, 'answered');
       const observation = result.steps[0]!.observation;
       assert.equal(observation?.source, 'format-error');
@@ -374,7 +377,10 @@ describe('parallelToolCalls: false (one call per step)', () => {
         tools: [calculator],
         modelSettings: { mode: 'native' as const },
       };
-      for await (const _ of streamAgent({ ...base, modelSettings: { ...base.modelSettings, parallelToolCalls: false } })) {
+      for await (const _ of streamAgent({
+        ...base,
+        modelSettings: { ...base.modelSettings, parallelToolCalls: false },
+      })) {
         // drained
       }
       assert.equal(openai.requests[0]!.parallel_tool_calls, false);
@@ -398,7 +404,10 @@ describe('parallelToolCalls: false (one call per step)', () => {
         tools: [calculator],
         modelSettings: { mode: 'native' as const },
       };
-      for await (const _ of streamAgent({ ...base, modelSettings: { ...base.modelSettings, parallelToolCalls: false } })) {
+      for await (const _ of streamAgent({
+        ...base,
+        modelSettings: { ...base.modelSettings, parallelToolCalls: false },
+      })) {
         // drained
       }
       assert.deepEqual(anthropic.requests[0]!.tool_choice, { type: 'auto', disable_parallel_tool_use: true });

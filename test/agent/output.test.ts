@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
+import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { AgentConfigError } from '../../src/agent/request.js';
 import type { Model, ModelRequest, ModelResponse } from '../../src/models/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';

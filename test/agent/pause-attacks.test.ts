@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { agentTool } from '../../src/agent/agent-tool.js';
+import { RunStateError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { RunStateError } from '../../src/agent/pause-errors.js';
 import type { AgentConfig } from '../../src/agent/options.js';
 import { resumeAgent } from '../../src/agent/resume.js';
 import type { ApprovalDecision, RunResult, RunState } from '../../src/agent/types.js';
@@ -140,7 +140,12 @@ test('a decision that is not exactly { type: "approve" } (or a text edit) is a r
   proto.type = 'approve';
   try {
     const { tool, state, id, lines } = await paused();
-    await resumeAgent({ model: scriptedModel([ANSWER]), tools: [tool], state, decisions: { [id]: {} } as never });
+    await resumeAgent({
+      model: scriptedModel([ANSWER]),
+      tools: [tool],
+      state,
+      decisions: { [id]: {} } as never,
+    });
     assert.deepEqual(lines, []);
   } finally {
     delete proto.type;

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { agentTool } from '../../src/agent/agent-tool.js';
+import { RunStateError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
-import { RunStateError } from '../../src/agent/pause-errors.js';
-import { resumeAgent } from '../../src/agent/resume.js';
 import type { AgentConfig } from '../../src/agent/options.js';
+import { resumeAgent } from '../../src/agent/resume.js';
 import type { RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { defineTool } from '../../src/tools/define.js';

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AgentConfigError } from '../../src/agent/errors.js';
+import { AgentConfigError, RunStateError } from '../../src/agent/errors.js';
 import { runAgent, streamAgent } from '../../src/agent/loop.js';
 import type { AgentConfig } from '../../src/agent/options.js';
-import { RunStateError } from '../../src/agent/pause-errors.js';
 import { resumeAgent, streamResumedAgent } from '../../src/agent/resume.js';
 import type { AgentEvent, ApprovalDecision, RunState } from '../../src/agent/types.js';
 import { scriptedModel } from '../../src/testing/scripted-model.js';

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { pendingApproval, registerDeployment, runResult, startRun } from '../../src/restate/client.js';
+import { pendingApproval, registerDeployment, runResult, startDurableRun } from '../../src/restate/client.js';
 import { freePort, type RestateHarness, startRestate, waitFor } from './harness.js';
 
 let restate: RestateHarness;
@@ -45,7 +45,7 @@ async function restartWorker(): Promise<void> {
 test('a 40 MB tool output and a 40 MB model reply: the run ends answered, each effect made once', {
   timeout: 120_000,
 }, async () => {
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'Fetch everything.', metadata: { scenario: 'huge' } },
     { idempotencyKey: 'huge-run' },
@@ -70,7 +70,7 @@ test('a 40 MB tool output and a 40 MB model reply: the run ends answered, each e
 test('a worker killed after a read tool ran resumes with the same prompt, and lookup still reads the page', {
   timeout: 90_000,
 }, async () => {
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'Where is Paris?', metadata: { scenario: 'resume' } },
     { idempotencyKey: 'resume-run' },
@@ -96,7 +96,7 @@ test('a worker killed after a read tool ran resumes with the same prompt, and lo
 test('a worker killed between an external effect and its journaling: the retry gets the same call ID', {
   timeout: 90_000,
 }, async () => {
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'Pay 5.', metadata: { scenario: 'callid' } },
     { idempotencyKey: 'callid-run' },
@@ -118,7 +118,7 @@ test('a worker killed between an external effect and its journaling: the retry g
 test('an approval that times out is recorded as a rejection and the tool never runs', {
   timeout: 60_000,
 }, async () => {
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'Write gamma.', metadata: { scenario: 'approval' } },
     { idempotencyKey: 'timeout-run' },

@@ -8,7 +8,7 @@ import {
   RestateClientError,
   registerDeployment,
   runResult,
-  startRun,
+  startDurableRun,
   submitRun,
 } from '../../src/restate/client.js';
 import { freePort, invocationStatus, type RestateHarness, startRestate, waitFor } from './harness.js';
@@ -37,7 +37,7 @@ test('a worker killed mid-run is resumed from the journal: no model call or writ
   const first = await restate.startWorker(port, { TAOLOOP_TEST_BLOCK_READ: '1' });
   await registerDeployment(restate.adminUrl, `http://127.0.0.1:${port}`);
 
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'What do the notes say?', metadata: { scenario: 'crash' } },
     { idempotencyKey: 'crash-run' },
@@ -62,7 +62,7 @@ test('a worker killed mid-run is resumed from the journal: no model call or writ
   assert.equal(new Set(lines(restate, 'read-calls')).size, 2);
 
   // Submitting the same run ID again returns the recorded result and runs nothing.
-  await startRun(
+  await startDurableRun(
     restate.ingressUrl,
     { question: 'again', metadata: { scenario: 'crash' } },
     { idempotencyKey: runId },
@@ -81,7 +81,7 @@ test('an approval answered through the ingress after the run suspended and the w
   const first = await restate.startWorker(port);
   await registerDeployment(restate.adminUrl, `http://127.0.0.1:${port}`);
 
-  const runId = await startRun(
+  const runId = await startDurableRun(
     restate.ingressUrl,
     { question: 'Write gamma.', metadata: { scenario: 'approval' } },
     { idempotencyKey: 'approval-run' },

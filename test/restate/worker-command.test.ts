@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerWorkerCommand } from '../../src/cli/commands/worker.js';
 import { UsageError } from '../../src/cli/errors.js';
-import { startRun, submitRun } from '../../src/restate/client.js';
+import { startDurableRun, submitRun } from '../../src/restate/client.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import { freePort, startRestate, waitFor } from './harness.js';
 
@@ -168,7 +168,7 @@ test('taoloop worker: TAOLOOP_MODEL_TIMEOUT ends a hung call with what happened;
   // A worker whose call hangs (a 10-minute limit) exits within seconds of SIGTERM and closes the request.
   const second = await restate.spawnNode(args(['--model-timeout', '10m']), {}, 'serving');
   const before = hung.requests.length;
-  await startRun(restate.ingressUrl, { question: 'Still there?' }, { idempotencyKey: 'sigterm-run' });
+  await startDurableRun(restate.ingressUrl, { question: 'Still there?' }, { idempotencyKey: 'sigterm-run' });
   await waitFor('the model call to hang', () => hung.requests.length > before, { timeoutMs: 30_000 });
   const exited = once(second, 'exit');
   const stopped = Date.now();

@@ -204,7 +204,7 @@ export class RunSession {
         maxSteps,
         approve: this.#approve,
         signal: this.#controller.signal,
-        ...(options.prices && { prices: options.prices }),
+        ...(options.prices && { limits: { prices: options.prices } }),
       });
       for await (const event of run) {
         // Unless the process quitting ended the trace already (see `quitting`).

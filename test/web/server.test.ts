@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ModelCallError } from '../../src/models/errors.js';
+import { resolveModelSpec } from '../../src/node/resolve-model.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { hostProblem, isLoopbackHost } from '../../src/web/guard.js';
 import type { RunMessage } from '../../src/web/run-session.js';
-import { startPlayground } from '../../src/web/server.js';
+import { type PlaygroundOptions, startPlayground } from '../../src/web/server.js';
+import { type FakeOpenAIOptions, startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import {
   followRun,
   pacedModel,
@@ -326,46 +327,55 @@ describe('live tokens', () => {
 });
 
 describe('retries and prices', () => {
-  const failure = (statusCode: number, isRetryable: boolean) =>
-    new ModelCallError({
-      modelId: 'scripted',
-      providerMessage: 'busy',
-      statusCode,
-      isRetryable,
-      cause: undefined,
+  /** A playground whose model is an OpenAI-compatible server here, answering as `fake` says. */
+  async function playgroundOver(fake: FakeOpenAIOptions, options: Partial<PlaygroundOptions> = {}) {
+    const server = await startFakeOpenAI(fake);
+    const playground = await startTestPlayground([], {
+      createModel: () => resolveModelSpec(`openai-compatible:${server.baseURL}#m`, {}),
+      ...options,
     });
+    return {
+      playground,
+      server,
+      close: async () => {
+        await playground.close();
+        await server.close();
+      },
+    };
+  }
 
-  test('a retryable failure is retried and each retry announced as it happens; price gives the cost', async (t) => {
-    const overloaded = failure(503, true);
-    const playground = await startTestPlayground([overloaded, overloaded, 'Thought: easy.\nAnswer: 4'], {
-      modelRetryDelaysMs: [10, 20],
-      price: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 },
-    });
-    t.after(() => playground.close());
+  test('a retryable failure is retried by the model, each retry shown as it happens; price gives the cost', async (t) => {
+    const { playground, close } = await playgroundOver(
+      {
+        replies: ['Thought: easy.\nAnswer: 4'],
+        failFirst: { count: 2, status: 503, message: 'busy', headers: { 'retry-after-ms': '10' } },
+        usage: { promptTokens: 120, completionTokens: 30 },
+      },
+      { price: { inputUsdPerMTok: 1, outputUsdPerMTok: 2 } },
+    );
+    t.after(close);
     const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
       id: string;
     };
     const messages = await followRun(playground, id);
     const retries = messages.filter((m) => m.type === 'model-retry');
-    const expected = [
-      { type: 'model-retry', step: 1, retry: 1, maxRetries: 2, error: overloaded.message, delayMs: 10 },
-      { type: 'model-retry', step: 1, retry: 2, maxRetries: 2, error: overloaded.message, delayMs: 20 },
-    ];
-    assert.deepEqual(retries, expected);
+    assert.deepEqual(
+      retries.map((m) => m.type === 'model-retry' && [m.step, m.retry, m.maxRetries]),
+      [
+        [1, 1, 2],
+        [1, 2, 2],
+      ],
+    );
+    for (const retry of retries) {
+      assert.match(retry.type === 'model-retry' ? retry.error : '', /503/);
+      assert.ok(retry.type === 'model-retry' && Number.isFinite(retry.delayMs), 'the wait is reported');
+    }
     // The same events are in the run's trace, in their place: each between the requests it separates.
     const lines = readTrace(`${playground.runsDir}/${id}.jsonl`).events;
     const written = lines.filter((e) => e.type === 'model-retry').map(({ atMs: _, ...e }) => e);
-    assert.deepEqual(written, expected);
-    const order = lines.map((e) => e.type).filter((type) => /^model-(start|request|retry|end)$/.test(type));
-    assert.deepEqual(order, [
-      'model-start',
-      'model-request',
-      'model-retry',
-      'model-request',
-      'model-retry',
-      'model-request',
-      'model-end',
-    ]);
+    assert.deepEqual(written, retries);
+    const order = lines.map((e) => e.type).filter((type) => /^model-(start|retry|end)$/.test(type));
+    assert.deepEqual(order, ['model-start', 'model-retry', 'model-retry', 'model-end']);
     const end = messages.find((m) => m.type === 'run-end');
     assert.equal(end?.type === 'run-end' && end.result.status, 'answered');
     // 120 input tokens at $1 and 30 output tokens at $2 per million.
@@ -373,26 +383,22 @@ describe('retries and prices', () => {
   });
 
   test('a failure that is not worth retrying, or one retry too many, ends the run', async (t) => {
-    const playground = await startTestPlayground([failure(400, false), 'unused'], {
-      modelRetryDelaysMs: [10],
-    });
-    t.after(() => playground.close());
-    const { id } = (await postJson(playground, '/api/runs', { question: 'q', model: 'scripted' })).body as {
-      id: string;
-    };
-    const messages = await followRun(playground, id);
+    const refused = await playgroundOver({ replies: ['unused'], failFirst: { count: 1, status: 400 } });
+    t.after(refused.close);
+    const { id } = (await postJson(refused.playground, '/api/runs', { question: 'q', model: 'scripted' }))
+      .body as { id: string };
+    const messages = await followRun(refused.playground, id);
     assert.ok(!messages.some((m) => m.type === 'model-retry'));
     const end = messages.find((m) => m.type === 'run-end');
     assert.equal(end?.type === 'run-end' && end.result.status, 'error');
-    const again = await startTestPlayground([failure(503, true), failure(503, true)], {
-      modelRetryDelaysMs: [10],
-    });
-    t.after(() => again.close());
-    const second = (await postJson(again, '/api/runs', { question: 'q', model: 'scripted' })).body as {
+    const busy = await playgroundOver({ replies: ['unused'], failFirst: { count: 3, status: 503 } });
+    t.after(busy.close);
+    const second = (await postJson(busy.playground, '/api/runs', { question: 'q', model: 'scripted' }))
+      .body as {
       id: string;
     };
-    const more = await followRun(again, second.id);
-    assert.equal(more.filter((m) => m.type === 'model-retry').length, 1);
+    const more = await followRun(busy.playground, second.id);
+    assert.equal(more.filter((m) => m.type === 'model-retry').length, 2, 'the AI SDK retries twice');
     const last = more.find((m) => m.type === 'run-end');
     assert.equal(last?.type === 'run-end' && last.result.status, 'error');
   });

@@ -68,8 +68,8 @@ export interface AgentLimits {
    */
   maxRepeatedActions?: number;
   /**
-   * Refused answers (invalid JSON, schema mismatch, a `checkAnswer` refusal) sent back for correction
-   * before the run stops with `format_errors`. They do not use up `maxSteps`.
+   * Refused answers (invalid JSON, schema mismatch, a `hooks.checkAnswer` refusal) sent back for
+   * correction before the run stops with `format_errors`. They do not use up `maxSteps`.
    * @default 2
    */
   maxAnswerCorrections?: number;
@@ -186,10 +186,10 @@ export interface PromptOptions {
  */
 export interface AgentHooks<O = unknown> {
   /**
-   * Changes the next model call: the model, the tools offered (`activeTools`), extra `instructions`, the
-   * `messages`, `temperature`, `maxOutputTokens`, for that call only (the AI SDK's `prepareStep`). Runs
-   * before every model call, after `prompt.compaction`. A throw ends the run with status `error` and
-   * `error: 'prepareStep failed: <message>'`.
+   * Changes the next model call: what it returns (a `PrepareStepResult`) sets the model, the tools offered
+   * (`activeTools`), extra `instructions`, the `messages`, `temperature`, `maxOutputTokens`, for that call
+   * only (the AI SDK's `prepareStep`). Runs before every model call, after `prompt.compaction`. A throw ends
+   * the run with status `error` and `error: 'prepareStep failed: <message>'`.
    * @default undefined (every call as the options say)
    */
   prepareStep?: PrepareStepFunction;
@@ -479,7 +479,8 @@ export const TOP_LEVEL_OPTIONS = [
 export function runSettings<O>(
   options: AgentConfig<O> & { question?: string | undefined; messages?: readonly AgentMessage[] | undefined },
 ): RunSettings<O> {
-  const settings: Record<string, unknown> = {};
+  // No prototype: a field that is not set reads as absent even when `Object.prototype` was polluted.
+  const settings: Record<string, unknown> = Object.create(null);
   if (typeof options !== 'object' || options === null)
     throw new AgentConfigError('The options of a run must be an object: { model, tools, question, ... }.');
   for (const key of Object.keys(options)) {

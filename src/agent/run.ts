@@ -120,7 +120,8 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ? { messages: resume.state.messages }
     : settings;
   const { question: _q, messages: _m, ...rest } = settings;
-  const options: RunOptions = {
+  // No prototype, as `runSettings` made them: an option not set reads as absent, whatever was polluted.
+  const options: RunOptions = Object.assign(Object.create(null), {
     ...rest,
     ...(input.question !== undefined && { question: input.question }),
     ...(input.messages !== undefined && { messages: input.messages }),
@@ -129,7 +130,7 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ...(signal && { signal }),
     ...(settings.streaming === undefined &&
       parent?.run.settings.streaming !== undefined && { streaming: parent.run.settings.streaming }),
-  };
+  });
   const conversation = readConversation(options);
   const router = createToolRouter(options.tools);
   return {

@@ -75,3 +75,36 @@ test('a misspelt resume decision does not compile', () => {
   const check = () => resumeAgent({ ...options, decisions: { id: { type: 'aprove' } } });
   assert.equal(typeof check, 'function');
 });
+
+test('an option polluted onto Object.prototype reads as absent: limits, permissions and groups alike', async () => {
+  const polluted = ['maxSteps', 'allowTools', 'pauseForApproval', 'limits', 'durable'] as const;
+  const proto = Object.prototype as Record<string, unknown>;
+  try {
+    proto.maxSteps = 1000;
+    proto.allowTools = 'all';
+    proto.pauseForApproval = true;
+    proto.limits = { allowTools: 'all' };
+    proto.durable = { pauseForApproval: true };
+    const settings = runSettings({ model: scriptedModel([]), tools: [], question: 'q' });
+    for (const name of ['maxSteps', 'allowTools', 'pauseForApproval'] as const)
+      assert.equal((settings as Record<string, unknown>)[name], undefined, name);
+    // A write tool with no approver and nothing allowed is refused, whatever the prototype says.
+    let ran = 0;
+    const write = {
+      name: 'write',
+      description: 'Writes.',
+      effects: 'write' as const,
+      run: () => String(++ran),
+    };
+    const result = await runAgent({
+      model: scriptedModel(['Thought: w\nAction: write[x]', ANSWER]),
+      tools: [write],
+      question: 'q',
+    });
+    assert.equal(ran, 0);
+    assert.equal(result.status, 'answered');
+    assert.match(result.steps[0]?.observation?.text ?? '', /rejected/);
+  } finally {
+    for (const name of polluted) delete proto[name];
+  }
+});

@@ -4,7 +4,7 @@
  * (`run.ts`) and keeps it:
  *
  * - {@link directEffects}: an ordinary run. Each effect is simply made; nothing is recorded.
- * - {@link recordedEffects}: a run that may pause (pause/resume). Every effect is recorded in order, and a
+ * - {@link RecordedEffects}: a run that may pause (pause/resume). Every effect is recorded in order, and a
  *   resumed run replays the records instead of making the effects again; a model call still streams.
  * - {@link journaledEffects}: a durable engine's journal (Restate's `ctx.run`). Each effect is recorded
  *   whole by the engine, so model calls are not streamed.

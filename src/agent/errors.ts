@@ -55,8 +55,8 @@ export class BudgetExceededError extends Error {
  * - `format`: not a taoloop run state, or a malformed one;
  * - `version`: written by a taoloop whose state format this one does not read;
  * - `signature`: the signature does not match (tampered with, or signed with another secret);
- * - `unsigned`: a `secret` was given but the state has no signature, or the state is signed and no
- *   `secret` was given;
+ * - `unsigned`: a `durable.secret` was given but the state has no signature, or the state is signed and
+ *   no secret was given;
  * - `decision`: a decision names a request the state does not wait for, a pending request has none, or
  *   the decisions cannot be read (a throwing getter or proxy; in a chat route, one request answered twice);
  * - `mismatch`: the resumed run did not follow the paused one (other model, tools, options or

@@ -40,7 +40,7 @@ export { DEFAULT_MAX_STEPS, drain };
  * streamed model call is cancelled.
  *
  * @throws {AgentConfigError} for an option that does not exist (naming the group it belongs to) and for
- * options that cannot work together (native mode on a model without tool calls).
+ * options that cannot work together (`modelSettings.mode: 'native'` on a model without tool calls).
  * @throws {ToolConfigError} for an invalid tool list.
  */
 export function streamAgent<O = unknown>(options: AgentOptions<O>): AsyncGenerator<AgentEvent, RunResult<O>> {

@@ -1,7 +1,7 @@
 /**
  * Typed answers: with `output` (a zod schema or any Standard Schema), the answer is JSON that must
- * validate; `result.output` is the parsed value. A failed validation, or a `checkAnswer` refusal, goes
- * back to the model as an observation saying what is wrong.
+ * validate; `result.output` is the parsed value. A failed validation, or a `hooks.checkAnswer` refusal,
+ * goes back to the model as an observation saying what is wrong.
  *
  * @module
  */
@@ -35,7 +35,7 @@ export type AnswerCheck<O = unknown> = (
   answer: AnswerCandidate<O>,
 ) => string | undefined | Promise<string | undefined>;
 
-/** Default for {@link AgentOptions.maxAnswerCorrections}. */
+/** Default for {@link AgentLimits.maxAnswerCorrections} (`limits.maxAnswerCorrections`). */
 export const DEFAULT_MAX_ANSWER_CORRECTIONS = 2;
 
 /**

@@ -57,13 +57,13 @@ export async function openState(given: unknown, secret: string | undefined): Pro
   }
   const { signature, ...unsigned } = value;
   if (secret === undefined && signature !== undefined) {
-    throw new RunStateError('unsigned', 'This run state is signed: pass the `secret` it was signed with.');
+    throw new RunStateError('unsigned', 'This run state is signed: pass the `durable.secret` it was signed with.');
   }
   if (secret !== undefined) {
     if (typeof signature !== 'string') {
       throw new RunStateError(
         'unsigned',
-        'This run state is not signed, and a `secret` was given: only a state signed with that secret is resumed.',
+        'This run state is not signed, and a `durable.secret` was given: only a state signed with that secret is resumed.',
       );
     }
     if (!(await verify(unsigned, signature, secret))) {
@@ -127,8 +127,9 @@ function checkShape(value: Record<string, unknown>): RunState {
  * needs a following `step-2-call-1-<name>/step-1-tool`). Where the run paused before the approved call ran
  * (inside a nested agent of an earlier call of the step), the state reads exactly as one where the person
  * approved it: only a signature (`secret`) tells an edited decision from one given. A state that went on
- * past a call without running it is also refused by the replay (`pause-journal.ts`), whose names must
- * follow the run's own order: an approved call's tool call comes before anything the run did after it.
+ * past a call without running it is also refused by the replay (`RecordedEffects`, in `effects.ts`), whose
+ * names must follow the run's own order: an approved call's tool call comes before anything the run did after
+ * it.
  */
 function checkApprovals(journal: readonly RunJournalEntry[], bad: (what: string) => RunStateError): void {
   // The approval's step with its nested scope (`step-2-call-1-helper/step-1`), or undefined.
@@ -182,7 +183,7 @@ async function hmacKey(secret: string): ReturnType<typeof crypto.subtle.importKe
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_CHARS) {
     throw new RunStateError(
       'unsigned',
-      `The \`secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64).`,
+      `The \`durable.secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64).`,
     );
   }
   const subtle = globalThis.crypto?.subtle;

@@ -1,13 +1,14 @@
 /**
- * Pause and resume. A run that reaches a tool call needing approval, with `pauseForApproval` (or an
+ * Pause and resume. A run that reaches a tool call needing approval, with `durable.pauseForApproval` (or an
  * `approve` that answers `{ type: 'pause' }`), ends `paused` with the request and a {@link RunState} built
  * from the journal of its completed side effects. A resumed run is the same loop over the same options with
- * that journal replayed (`pause-journal.ts`): every recorded model turn, approval and tool observation is
- * given back instead of made again, and the first new effect is the decision on the pending request.
+ * that journal replayed ({@link RecordedEffects}, in `effects.ts`): every recorded model turn, approval and
+ * tool observation is given back instead of made again, and the first new effect is the decision on the
+ * pending request.
  *
  * The events of a resumed run start there too: what was replayed was already seen when the run paused
- * (it is in `result.steps`, though). The same journal seam serves Restate, which makes runs durable
- * against crashes; the two are not combined (a durable run waits for approvals itself).
+ * (it is in `result.steps`, though). The same seam (`run.effects`) serves Restate, which makes runs
+ * durable against crashes; the two are not combined (a durable run waits for approvals itself).
  *
  * @module
  */

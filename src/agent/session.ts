@@ -43,7 +43,11 @@ export type SessionOptions<O = unknown> = AgentConfig<O> & {
 export interface Session<O = unknown> {
   /** The conversation's id in the store. */
   readonly conversationId: string;
-  /** Asks `text` as the next user message; resolves with the run's result (its `messages` are stored). */
+  /**
+   * Asks `text` as the next user message; resolves with the run's result (its `messages` are stored).
+   * `overrides` apply to this run only, merged group by group: `{ limits: { maxTokens } }` keeps the
+   * session's other `limits`.
+   */
   send(text: string, overrides?: Partial<AgentConfig<O>>): Promise<RunResult<O>>;
   /** Like {@link send}, yielding the run's events as they happen. */
   stream(text: string, overrides?: Partial<AgentConfig<O>>): AsyncGenerator<AgentEvent, RunResult<O>>;

@@ -1,9 +1,10 @@
 /**
- * `repairToolCall`: in native mode, a tool call naming an unknown tool or with input that does not validate
- * goes to the caller's repair function first (which may, for example, ask a second model); what it returns
- * is run instead. Without a repair (or when the repaired call is still wrong) the model gets the usual
- * corrective observation. The model calls a repair makes through `generate` count like the run's own (usage,
- * `usageByModel`, cost, budgets) and are kept with the repair's journal entry, so a replay counts them too. The shape follows the AI SDK's `experimental_repairToolCall`
+ * `hooks.repairToolCall`: in native mode, a tool call naming an unknown tool or with input that does not
+ * validate goes to the caller's repair function first (which may, for example, ask a second model); what it
+ * returns is run instead. Without a repair (or when the repaired call is still wrong) the model gets the
+ * usual corrective observation. The model calls a repair makes through `generate` count like the run's own
+ * (usage, `usageByModel`, cost, budgets) and are kept with the repair's journal entry, so a replay counts
+ * them too. The shape follows the AI SDK's `experimental_repairToolCall`
  * (https://ai-sdk.dev/docs/ai-sdk-core/tools-and-tool-calling#tool-call-repair).
  *
  * @module
@@ -56,9 +57,10 @@ export interface RepairedResponse {
 }
 
 /**
- * Passes each native call of `response` that cannot run through `options.repairToolCall`. Returns the
- * response with the repaired calls, and a record per call that needed a repair (none: `undefined`). The
- * model calls a repair makes through `generate` are recorded in `budget`, replayed ones too.
+ * Passes each native call of `response` that cannot run through `hooks.repairToolCall` (in the run's
+ * flattened settings). Returns the response with the repaired calls, and a record per call that needed a
+ * repair (none: `undefined`). The model calls a repair makes through `generate` are recorded in `budget`,
+ * replayed ones too.
  */
 export async function repairToolCalls(
   run: Run,

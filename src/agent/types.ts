@@ -58,9 +58,10 @@ export type ApprovalDecision =
   | { type: 'edit'; input: string };
 
 /**
- * The seam every side effect of a step passes through: the model call, the approval and the tool call.
- * A durable engine (Restate's `ctx.run`) records each result under `name` so that a resumed run gets the
- * recorded result instead of repeating the effect. Results must be JSON-serialisable.
+ * A durable engine's journal (`durable.journal`), which every side effect of a step passes through: the model
+ * call, the approval and the tool call (through `journaledEffects`, the run's effects then). A durable engine
+ * (Restate's `ctx.run`) records each result under `name` so that a resumed run gets the recorded result
+ * instead of repeating the effect. Results must be JSON-serialisable.
  */
 export type Journal = <T>(name: string, effect: () => Promise<T>) => Promise<T>;
 

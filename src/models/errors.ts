@@ -77,7 +77,7 @@ export class ModelCallError extends Error {
 }
 
 /**
- * A model call cut by its timeout (`modelTimeoutMs`, `--model-timeout`). Named `TimeoutError` like the
+ * A model call cut by its timeout (`limits.modelTimeoutMs`, `--model-timeout`). Named `TimeoutError` like the
  * abort reason it replaces, so code that checks the name keeps working. The message says how far the
  * call got: `Model call to <id> timed out: no response headers within 120 s`, or `...: the stream
  * stalled for 95 s (1204 bytes received, the last after 25 s)`.

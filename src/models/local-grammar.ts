@@ -73,7 +73,8 @@ function limit(name: string, value: number): number {
  *
  * @param format The tools and labels (what the loop sends as `ModelRequest.turnFormat`).
  * @param limits Character limits; keep `maxThoughtChars + maxInputChars` (or `+ maxAnswerChars`) within the
- *   turn's `maxOutputTokens`, or a long turn is cut before the grammar completes.
+ *   turn's `maxOutputTokens` (`modelSettings.maxOutputTokens`), or a long turn is cut before the grammar
+ *   completes.
  * @param answerJsonGrammar node-llama-cpp's grammar for `format.answerJsonSchema`
  *   (`llama.createGrammarForJsonSchema(toLlamaJsonSchema(schema)).grammar`); see {@link answerJsonRules}.
  *   @default none: the answer is one line of text

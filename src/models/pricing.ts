@@ -28,7 +28,7 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
  * List prices from the providers' pricing pages (2025), per million tokens, with prompt-cache prices:
  * OpenAI bills cached input at its cached price and has no write charge; Anthropic bills cache reads at
  * 0.1x and 5-minute cache writes at 1.25x the input price. Local models (`local:`, `ollama:`) cost
- * nothing. Extend or override with the `prices` option.
+ * nothing. Extend or override with the `limits.prices` option.
  */
 export const DEFAULT_PRICES: PriceTable = {
   'gpt-4o-mini': { inputUsdPerMTok: 0.15, outputUsdPerMTok: 0.6, cachedInputUsdPerMTok: 0.075 },

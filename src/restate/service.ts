@@ -51,8 +51,9 @@ export interface EvalEpisode {
 }
 
 /**
- * Agent options a worker builds for one run; the journal, approvals, abort signal and run ID (the
- * workflow ID, so a tool's `callId` is the same on every attempt) come from Restate.
+ * Agent options a worker builds for one run, without `approve`, `signal` and `durable`: the approvals, the
+ * abort signal, the journal (`durable.journal`) and the run ID (`durable.runId`: the workflow ID, so a
+ * tool's `callId` is the same on every attempt) come from Restate.
  */
 export type DurableRunOptions = Omit<AgentConfig, 'approve' | 'signal' | 'durable'> & { question: string };
 

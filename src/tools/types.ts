@@ -67,7 +67,10 @@ export interface Tool {
   maxInputChars?: number;
   /** Output longer than this reaches the model truncated, with a marker saying how much was cut. @default 4000 */
   maxOutputChars?: number;
-  /** Time the tool may run before it is aborted and abandoned. @default 30000 */
+  /**
+   * Time the tool may run before it is aborted and abandoned; a run's `limits.toolTimeoutMs`, when set,
+   * takes its place. @default 30000
+   */
   timeoutMs?: number;
   /**
    * State the tool keeps between calls of one run, for durable runs (a journal, e.g. Restate). After each

@@ -33,7 +33,7 @@ export interface ReplayModel extends Model {
  * (before the loop's cut at an invented observation, so the loop cuts it again the same way), its
  * usage (fields absent from the recording stay `undefined`) and its finish reason. For native-mode
  * steps the recorded tool call is returned too, and the model reports `supportsToolCalls` when the
- * recording has any tool call, so `mode: 'auto'` replays a native run natively.
+ * recording has any tool call, so `modelSettings.mode: 'auto'` replays a native run natively.
  *
  * Every step of the trace is one model turn, format-error turns included; a model call that failed
  * is not a step, so a run that ended with `error` replays up to its last completed turn.

@@ -73,16 +73,16 @@ export type AgentUIStreamResponseOptions = AgentConfig & {
  * conversation, and returns the run as a UI message stream response (server-sent events, the AI SDK's
  * `createUIMessageStreamResponse`). Closing the request (the user left) aborts the run.
  *
- * With `durable.pauseForApproval` (and a `durable.secret`, required then), a tool call that needs approval ends the
- * response with the AI SDK's tool approval request (the tool part's state is `approval-requested`) and a
- * `data-run-pause` part holding the signed run state. When the person answers (`addToolApprovalResponse`;
- * `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses` sends it), the next request
- * carries that message back, and this resumes the run from its state ({@link streamResumedAgent}): the
- * answer is streamed into the same assistant message, nothing that already ran runs again, and no server
- * store is needed between the two requests. Only `approved: true` approves; a denial's `reason` reaches the
- * model. A nested agent's (`agentTool`) approval is asked and resumed the same way (its tool part is the
- * nested tool's), and a native step's several approvals come in one response, one tool part each: the
- * resume needs a response for each.
+ * With `durable.pauseForApproval` (and a `durable.secret`, required then), a tool call that needs approval
+ * ends the response with the AI SDK's tool approval request (the tool part's state is `approval-requested`)
+ * and a `data-run-pause` part holding the signed run state. When the person answers
+ * (`addToolApprovalResponse`; `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses`
+ * sends it), the next request carries that message back, and this resumes the run from its state
+ * ({@link streamResumedAgent}): the answer is streamed into the same assistant message, nothing that already
+ * ran runs again, and no server store is needed between the two requests. Only `approved: true` approves; a
+ * denial's `reason` reaches the model. A nested agent's (`agentTool`) approval is asked and resumed the same
+ * way (its tool part is the nested tool's), and a native step's several approvals come in one response, one
+ * tool part each: the resume needs a response for each.
  *
  * A body that is not JSON with a `messages` array of text UI messages gets a `400` response with
  * `{ error }` saying what is wrong; the agent does not run. So does a resume whose state is not signed
@@ -159,7 +159,7 @@ async function readChatRequest(
     if (ownField(settings, 'secret') === undefined) {
       throw new RunStateError(
         'unsigned',
-        'the last message continues a paused run, and this route resumes none (it has no `secret` to check the run state with).',
+        'the last message continues a paused run, and this route resumes none (it has no `durable.secret` to check the run state with).',
       );
     }
     const messages = uiMessagesToAgentMessages((uiMessages as unknown[]).slice(0, -1));

@@ -4,7 +4,7 @@
  * id) and a `data-run-pause` part with the run's signed state. The client keeps both in its messages; when
  * the person answers (`addToolApprovalResponse`), the tool part becomes `approval-responded` and `useChat`
  * posts the messages again. So the state travels with the chat: the server stores nothing between the two
- * requests, and the signature (the `secret`) is what makes that safe.
+ * requests, and the signature (with `durable.secret`) is what makes that safe.
  *
  * @module
  */

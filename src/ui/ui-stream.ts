@@ -34,22 +34,22 @@ export type TaoloopDataParts = {
   /** The model wrote its own `Observation:`; that text was dropped and never reached the transcript. */
   'invented-observation': { step: number; droppedText: string };
   /**
-   * An answer that was not accepted (invalid JSON or schema mismatch for `output`, a `checkAnswer`
+   * An answer that was not accepted (invalid JSON or schema mismatch for `output`, a `hooks.checkAnswer`
    * refusal); `problem` is the observation the model was sent. It used no step.
    */
   'answer-refused': { step: number; answer: string; problem: string };
-  /** A model call failed and the next of `fallbackModels` took it. */
+  /** A model call failed and the next of `modelSettings.fallbackModels` took it. */
   'model-fallback': { step: number; fromModelId: string; toModelId: string; error: string };
   /** A model call failed and is tried again with the same model (the `model-retry` event). */
   'model-retry': { step: number } & ModelRetry;
   /**
-   * The run paused for approvals (`pauseForApproval`): the requests (each also a tool part in state
-   * `approval-requested`, with the request id as its approval id, a nested agent's too) and the run's
+   * The run paused for approvals (`durable.pauseForApproval`): the requests (each also a tool part in
+   * state `approval-requested`, with the request id as its approval id, a nested agent's too) and the run's
    * `state`, which `createAgentUIStreamResponse` resumes from when `useChat` sends the approval responses
    * back.
    */
   'run-pause': { pending: PendingApprovalRequest[]; state: RunState };
-  /** An observer (`onStepEnd`) threw; the run went on. */
+  /** The `hooks.onStepEnd` hook threw; the run went on. */
   'hook-error': { step: number; hook: 'onStepEnd'; error: string };
   /** How the run ended: always the last data part of a run. */
   stop: TaoloopStopData;
@@ -62,7 +62,7 @@ export interface TaoloopStopData {
   error?: string;
   /** The typed answer (`output`), when the run had a schema and answered. */
   output?: unknown;
-  /** True when `forceFinalAnswer` produced the answer after a limit. */
+  /** True when `limits.forceFinalAnswer` produced the answer after a limit. */
   forced?: boolean;
   /** Model turns in the trajectory (format errors included). */
   steps: number;
@@ -101,7 +101,7 @@ export interface ToUIMessageStreamOptions {
  *   needs approval adds `tool-approval-request` first (its approval id is the request's id), and a
  *   rejected one ends with `tool-output-denied`; a nested agent's (`agentTool`) approval is shown the same
  *   way, as a part of its own (see {@link nestedChunks}), so `useChat` asks for it too,
- * - the accepted answer as a text part (sent once the answer passed `output` and `checkAnswer`),
+ * - the accepted answer as a text part (sent once the answer passed `output` and `hooks.checkAnswer`),
  * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
  *   `data-model-retry`,
  *   `data-run-pause` (a paused run's requests and state) and `data-stop` parts (see

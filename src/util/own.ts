@@ -9,8 +9,9 @@ import { abortAny } from './signal.js';
 
 /**
  * An object's own property; an inherited one (say, set on `Object.prototype` by prototype pollution)
- * counts as absent. Every option or tool field that can let a side effect happen (`approve`, `allowTools`,
- * `pauseForApproval`, `needsApproval`, `journal`, `secret`) is read through this, so inherited data never
+ * counts as absent. Every option or tool field that can let a side effect happen (`approve`,
+ * `limits.allowTools`, `durable.pauseForApproval`, `durable.journal`, `durable.secret`, a tool's
+ * `needsApproval`) is read through this (and each option group as well), so inherited data never
  * grants permission: absent means ask, or refuse. Also for lookups by a name from outside (a tool name the
  * model wrote), so `__proto__` or `constructor` never resolve to built-ins.
  */

@@ -246,7 +246,7 @@ test('with a secret, the state is signed; a tampered, foreign or unsigned state 
   );
   await assert.rejects(resume(state, 'another secret, also 32 characters long'), refusedFor('signature'));
   await assert.rejects(resume({ ...state, signature: 'hmac-sha256:AAAA' }), refusedFor('signature'));
-  await assert.rejects(resume(state, null), /signed: pass the `secret`/);
+  await assert.rejects(resume(state, null), /signed: pass the `durable.secret`/);
   const { signature: _, ...unsigned } = state;
   await assert.rejects(resume(unsigned), refusedFor('unsigned'));
   assert.deepEqual(lines, []);

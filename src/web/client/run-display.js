@@ -1,0 +1,58 @@
+/**
+ * The frame around the trace view: which buttons the run area shows (Stop while a run runs, "run again"
+ * and the follow-up form once it has ended), the earlier turns of its conversation, and where focus goes
+ * when it ends.
+ */
+export function createRunDisplay({ ui, el, state, view }) {
+  /** Shows whether a run is in progress: Stop while it runs, "run again" once it has ended. */
+  function setLive(live) {
+    const { run } = state;
+    run.live = live;
+    ui.stop.disabled = !live;
+    ui.stop.hidden = !live;
+    ui.runAgain.hidden = live || !run.options;
+    ui.editAgain.hidden = live || !run.options;
+    // An in-page run is not kept on the server, so there is no conversation to continue.
+    ui.followUpForm.hidden = live || !run.answered || !run.options || Boolean(run.controller);
+  }
+
+  /** Puts `run` on screen in place of the one before: an empty trace, no earlier turns yet. */
+  function begin(run) {
+    state.run = run;
+    view.reset();
+    showThread([]);
+    ui.main.classList.add('has-run');
+  }
+
+  /** The earlier questions and answers of the conversation this run continues. */
+  function showThread(thread) {
+    ui.thread.replaceChildren(
+      ...thread.map((turn) => {
+        const item = el('li');
+        item.append(el('p', 'asked', turn.question), el('p', 'answered', turn.answer ?? '(no answer)'));
+        return item;
+      }),
+    );
+    ui.thread.hidden = thread.length === 0;
+  }
+
+  /** The Run button works again once no run starts, unless there is no model to run. */
+  function allowStart() {
+    ui.start.disabled = ui.model.disabled;
+  }
+
+  /** The trace view's end of a run: Stop goes, and focus moves to the end block where it belongs. */
+  function onRunEnd(endBlock) {
+    ui.stop.disabled = true;
+    ui.stop.hidden = true;
+    if (
+      state.focusOnEnd ||
+      ui.run?.contains(document.activeElement) ||
+      document.activeElement === document.body
+    )
+      endBlock.focus({ preventScroll: !ui.follow.checked });
+    state.focusOnEnd = false;
+  }
+
+  return { setLive, begin, showThread, allowStart, onRunEnd };
+}

@@ -1,22 +1,69 @@
 /**
  * The playground page: HTML, CSS and the script, as strings so that the bundler ships them inside the
- * CLI with no asset files to find at run time. The script is the source of `playgroundClient` and
- * `createTraceView` (in `client.js` and `client-trace.js`, real files that the linter checks), served from its own route so the Content-Security-
- * Policy can forbid inline scripts.
+ * CLI with no asset files to find at run time. The script is the source of `playgroundClient` and of the
+ * factories it is given (in `client/`, real files that the linter checks), served from its own route so
+ * the Content-Security-Policy can forbid inline scripts.
  *
  * @module
  */
-import { playgroundClient } from './client.js';
-import { createTraceView } from './client-trace.js';
+import { createApi } from './client/api.js';
+import { createConfigForm } from './client/config-form.js';
+import { findPageElements } from './client/elements.js';
+import { createInPageRun } from './client/in-page.js';
+import { type ClientParts, playgroundClient } from './client/main.js';
+import { createRunActions } from './client/run-actions.js';
+import { createRunDisplay } from './client/run-display.js';
+import { createRunsList } from './client/runs-list.js';
+import { createServerRun } from './client/server-run.js';
+import { createApprovals } from './client/trace/approvals.js';
+import { createCounters } from './client/trace/counters.js';
+import { createTraceEvents } from './client/trace/events.js';
+import { createTraceHelpers } from './client/trace/helpers.js';
+import { createInspector } from './client/trace/inspector.js';
+import { createLiveText } from './client/trace/live.js';
+import { createRunEnd } from './client/trace/run-end.js';
+import { createTraceSteps } from './client/trace/steps.js';
+import { createTimeline } from './client/trace/timeline.js';
+import { createTurns } from './client/trace/turns.js';
+import { createTraceView } from './client/trace/view.js';
 
 /**
- * `/app.js`: the client function's source, called with the trace view's, once the module loads. The
- * `__name` stub keeps the functions self-contained should the bundler ever be set to `keepNames` (which
- * wraps inner functions in calls to its own `__name` helper).
+ * Every factory of the page script, by the name it is called by. Each is served as its own source text,
+ * as a property of the object `playgroundClient` is given: they call each other only through that object,
+ * never by their names in these modules (the bundler may rename those).
+ */
+const CLIENT_PARTS: ClientParts = {
+  findPageElements,
+  createApi,
+  createConfigForm,
+  createRunsList,
+  createRunDisplay,
+  createServerRun,
+  createInPageRun,
+  createRunActions,
+  createTraceView,
+  createTraceHelpers,
+  createTraceSteps,
+  createLiveText,
+  createCounters,
+  createTimeline,
+  createInspector,
+  createApprovals,
+  createTurns,
+  createRunEnd,
+  createTraceEvents,
+};
+
+/**
+ * `/app.js`: the client function's source, called with the factories' sources, once the module loads.
+ * The `__name` stub keeps the functions self-contained should the bundler ever be set to `keepNames`
+ * (which wraps inner functions in calls to its own `__name` helper).
  */
 export const PAGE_SCRIPT = [
   'const __name = (target) => target;',
-  `(${playgroundClient.toString()})(${createTraceView.toString()});`,
+  `(${playgroundClient.toString()})({`,
+  ...Object.entries(CLIENT_PARTS).map(([name, factory]) => `${name}: ${factory.toString()},`),
+  '});',
   '',
 ].join('\n');
 

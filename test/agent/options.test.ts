@@ -87,7 +87,7 @@ test('an option polluted onto Object.prototype reads as absent: limits, permissi
     proto.durable = { pauseForApproval: true };
     const settings = runSettings({ model: scriptedModel([]), tools: [], question: 'q' });
     for (const name of ['maxSteps', 'allowTools', 'pauseForApproval'] as const)
-      assert.equal((settings as Record<string, unknown>)[name], undefined, name);
+      assert.equal((settings as unknown as Record<string, unknown>)[name], undefined, name);
     // A write tool with no approver and nothing allowed is refused, whatever the prototype says.
     let ran = 0;
     const write = {

@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ModelCallError } from '../../src/models/errors.js';
+import { resolveModelSpec } from '../../src/node/resolve-model.js';
+import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
 import {
   browserProblem,
   launchChromium,
@@ -307,15 +308,16 @@ describe('the playground, state by state', { skip }, () => {
   });
 
   test('a retry of a failing server shows as it happens', async (t) => {
-    const busy = new ModelCallError({
-      modelId: 'scripted',
-      providerMessage: 'overloaded',
-      statusCode: 503,
-      isRetryable: true,
-      cause: undefined,
+    // The model's own retry (the AI SDK's, after the server's retry-after-ms), reported as the retried
+    // attempt is sent; each answer takes a second, so the page can be looked at before the run ends.
+    const server = await startFakeOpenAI({
+      replies: ['Thought: easy.\nAnswer: 4'],
+      failFirst: { count: 1, status: 503, message: 'overloaded', headers: { 'retry-after-ms': '1500' } },
+      responseDelayMs: 1000,
     });
-    const playground = await startTestPlayground([busy, 'Thought: easy.\nAnswer: 4'], {
-      modelRetryDelaysMs: [1500],
+    t.after(() => server.close());
+    const playground = await startTestPlayground([], {
+      createModel: () => resolveModelSpec(`openai-compatible:${server.baseURL}#m`, {}),
     });
     t.after(() => playground.close());
     const { page, problems } = await openPage(context, playground.url);
@@ -323,10 +325,14 @@ describe('the playground, state by state', { skip }, () => {
     await page.getByRole('button', { name: 'Run' }).click();
     const retry = page.locator('.step[data-step="1"] .block.retry');
     await retry.waitFor();
-    assert.equal(await page.locator('.block.end').count(), 0, 'shown while the run waits to retry');
-    assert.match(String(await retry.textContent()), /HTTP 503: overloaded.*Trying again in 1\.50 s/);
-    assert.match(String(await page.locator('#status').textContent()), /retry 1 in 1\.50 s/);
+    assert.equal(await page.locator('.block.end').count(), 0, 'shown while the retried call is under way');
+    assert.match(
+      String(await retry.textContent()),
+      /Retry 1 of 2.*HTTP 503\. Trying again \(waited 1\.[5-9]\d* s\)/,
+    );
+    assert.match(String(await page.locator('#status').textContent()), /retry 1 of 2 after HTTP 503/);
     await page.locator('.block.end.answered').waitFor();
+    assert.equal(server.received, 2);
     assert.deepEqual(problems, []);
     await page.close();
   });

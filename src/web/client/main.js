@@ -37,9 +37,9 @@ export function playgroundClient(parts) {
   const display = parts.createRunDisplay({ ui, el, state, view });
   const form = parts.createConfigForm({ ui, el, api, state });
   const runs = parts.createRunsList({ ui, el, api, state, openRun: (id) => serverRun.open(id) });
-  const run = { ui, api, withToken, state, view, display, runs };
-  const serverRun = parts.createServerRun({ ...run, form });
-  const inPageRun = parts.createInPageRun(run);
+  const runParts = { ui, api, withToken, state, view, display, runs };
+  const serverRun = parts.createServerRun({ ...runParts, form });
+  const inPageRun = parts.createInPageRun(runParts);
   parts.createRunActions({ ui, state, form, serverRun, inPageRun }).listen();
 
   /** Opens the run named by the address, if any (a reload, a shared link, the back button). */

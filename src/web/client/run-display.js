@@ -41,7 +41,10 @@ export function createRunDisplay({ ui, el, state, view }) {
     ui.start.disabled = ui.model.disabled;
   }
 
-  /** The trace view's end of a run: Stop goes, and focus moves to the end block where it belongs. */
+  /**
+   * The trace view's end of a run: Stop goes, and focus moves to the end block when the user started the
+   * run from this page, or when focus was in the run's section or on nothing.
+   */
   function onRunEnd(endBlock) {
     ui.stop.disabled = true;
     ui.stop.hidden = true;

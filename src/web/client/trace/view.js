@@ -1,0 +1,65 @@
+/**
+ * The trace view of the playground page: turns the run's messages (the loop's events, sent by the server)
+ * into numbered steps, each a group of blocks (Thought, Action, Observation, approval, answer) with its
+ * model time, tool time and tokens, and an inspector showing what the model call was sent and what came
+ * back. The text of a model turn grows as the model writes it (`model-delta`), and stays on screen when
+ * the run stops or fails before the turn ends. It also keeps the counters and the run's timeline.
+ *
+ * Like `../main.js`, this runs in the browser and is served as its source text, so it uses nothing from
+ * outside the function: the other parts of the view are factories in `parts` (see `page.ts`). All text
+ * from the server is set with `textContent` or `value`, never as HTML.
+ */
+export function createTraceView(ui, hooks, parts) {
+  /** The run on screen (a new one after `reset`). */
+  const state = { run: newRun() };
+  const helpers = parts.createTraceHelpers(ui);
+  const { el, setStatus } = helpers;
+  const steps = parts.createTraceSteps({ ui, state, ...helpers });
+  const live = parts.createLiveText({ state, steps, ...helpers });
+  const counters = parts.createCounters({ ui, state, ...helpers });
+  const timeline = parts.createTimeline({ ui, state, ...helpers });
+  const inspector = parts.createInspector({ state, ...helpers });
+  const approvals = parts.createApprovals({ state, steps, hooks, ...helpers });
+  const turns = parts.createTurns({ state, steps, live, counters, timeline, inspector, ...helpers });
+  const ending = parts.createRunEnd({ state, steps, live, counters, hooks, ...helpers });
+  const { show } = parts.createTraceEvents({
+    ui,
+    state,
+    hooks,
+    steps,
+    live,
+    turns,
+    approvals,
+    ending,
+    ...helpers,
+  });
+
+  function newRun() {
+    return {
+      steps: 0,
+      inputTokens: undefined,
+      outputTokens: undefined,
+      estimated: false,
+      costUsd: undefined,
+      approval: undefined,
+      modelId: '',
+      systemPrompt: '',
+      /** Step number → its group (elements and what is known about it). */
+      groups: new Map(),
+      ended: false,
+    };
+  }
+
+  /** Empties the view for another run. */
+  function reset() {
+    state.run = newRun();
+    ui.trace.replaceChildren();
+    if (ui.timeline) ui.timeline.replaceChildren();
+    if (ui.timelineBox) ui.timelineBox.hidden = true;
+    ui.runTitle.textContent = '';
+    ui.runMeta.textContent = '';
+    counters.showCounts();
+  }
+
+  return { el, setStatus, show, reset };
+}

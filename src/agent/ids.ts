@@ -41,3 +41,8 @@ export function approvalId(runId: string, step: number, call: number): string {
 export function effectName(step: number, effect: 'model' | 'approval' | 'tool' | `hook-${number}`): string {
   return `step-${step}-${effect}`;
 }
+
+/** The id of a step's text or reasoning part in the AI SDK UI stream: `text-<n>`, `reasoning-<n>`. */
+export function uiPartId(kind: 'text' | 'reasoning', step: number): string {
+  return `${kind}-${step}`;
+}

@@ -9,7 +9,7 @@
  */
 
 import type { UIMessage, UIMessageChunk } from 'ai';
-import { stepCallId } from '../agent/ids.js';
+import { stepCallId, uiPartId } from '../agent/ids.js';
 import type {
   AgentEvent,
   PendingApprovalRequest,
@@ -193,7 +193,7 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return [{ type: 'start-step' }];
     case 'model-end': {
       const { turn, step } = event;
-      const chunks = turn.thought ? textChunks('reasoning', `reasoning-${step}`, turn.thought) : [];
+      const chunks = turn.thought ? textChunks('reasoning', uiPartId('reasoning', step), turn.thought) : [];
       if (turn.type === 'none') {
         chunks.push({ type: 'data-format-error', data: { step, kind: turn.kind, problem: turn.problem } });
         chunks.push({ type: 'finish-step' });
@@ -270,7 +270,7 @@ function answerChunks(step: Step): TaoloopUIMessageChunk[] {
           data: { step: step.index, answer: turn.text, problem: observation.text },
         },
       ]
-    : textChunks('text', `text-${step.index}`, turn.text);
+    : textChunks('text', uiPartId('text', step.index), turn.text);
   chunks.push({ type: 'finish-step' });
   return chunks;
 }

@@ -146,9 +146,16 @@ export function pendingOf(request: ApprovalRequest): PendingApprovalRequest {
   return { id, step, tool, input, effects };
 }
 
-/** Exactly `{ type: 'pause' }` (an own data property); anything else is read as a decision. */
+/**
+ * Exactly `{ type: 'pause' }` (an own data property); anything else, one that cannot be read (a throwing
+ * proxy) included, is read as a decision, which fails closed.
+ */
 function isPauseAnswer(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const descriptor = Object.getOwnPropertyDescriptor(value, 'type');
-  return descriptor !== undefined && 'value' in descriptor && descriptor.value === 'pause';
+  try {
+    const descriptor = Object.getOwnPropertyDescriptor(value, 'type');
+    return descriptor !== undefined && 'value' in descriptor && descriptor.value === 'pause';
+  } catch {
+    return false;
+  }
 }

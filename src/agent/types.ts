@@ -326,7 +326,7 @@ export type AgentEvent =
   /**
    * Step `step`'s model call failed and is tried again with the same model: the AI SDK's own retries
    * (HTTP 408, 409, 429, 5xx, a lost connection; reported for providers built from a model spec), a model
-   * that retries itself through `ModelRequest.onRetry` (the playground's), or taoloop's retry without stop
+   * that retries itself through `ModelRequest.onRetry`, or taoloop's retry without stop
    * sequences after a server rejected them. It comes before any text of the new attempt. Written to the trace and printed by `taoloop trace` as `retry 1 of 2 after HTTP 503
    * (waited 1.0 s)`; traces written before this event simply have none. Fields: {@link ModelRetry}.
    */

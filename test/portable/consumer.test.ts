@@ -29,11 +29,12 @@ function sh(file: string, args: string[], cwd: string, timeoutMs = 300_000): Pro
 }
 
 /**
- * The README's examples of `taoloop`, `taoloop/node` and `taoloop/testing`, type-checked for Node and run.
+ * The README's examples of `taoloop`, `taoloop/node`, `taoloop/testing` and `taoloop/protocol` (the `Journal`
+ * type), type-checked for Node and run.
  * The model is scripted, so the run needs no server; `resolveModelSpec` is only resolved (no call).
  */
 const APP = `import { calculator, createSearchTool, defineTool, runAgent, streamAgent } from 'taoloop';
-import type { ApprovalDecision, ApprovalRequest, Journal, PriceTable, RunResult } from 'taoloop';
+import type { ApprovalDecision, ApprovalRequest, PriceTable, RunResult } from 'taoloop';
 import {
   chooseModel,
   createFileStore,
@@ -45,6 +46,7 @@ import {
   createSearchTool as searchFolder,
   streamAgent as streamNode,
 } from 'taoloop/node';
+import type { Journal } from 'taoloop/protocol';
 import { scriptedModel } from 'taoloop/testing';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,7 +75,7 @@ const model = scriptedModel([
   'Thought: sent.\\nAnswer: $1,680 per year',
 ]);
 const tools = [calculator, await createSearchTool({ documents: docs }), sendEmail];
-const result: RunResult = await runAgent({ model, tools, question: 'Pro for 7, per year?', approve, journal, maxSteps: 8 });
+const result: RunResult = await runAgent({ model, tools, question: 'Pro for 7, per year?', approve, durable: { journal }, maxSteps: 8 });
 const folder = await searchFolder({ docsDir: process.argv[2] ?? '.' });
 let events = 0;
 for await (const _event of streamAgent({ model: scriptedModel(['Answer: ok']), tools: [folder], question: 'x' })) events++;
@@ -86,8 +88,7 @@ const nodeRun = await runAgent({
   tools: nodeTools,
   question: 'How much is Brightgrid Pro per year for 7 developers?',
   maxSteps: 8,
-  maxCostUsd: 0.05,
-  prices,
+  limits: { maxCostUsd: 0.05, prices },
 });
 if (nodeRun.status === 'answered') void [nodeRun.answer, nodeRun.usage, nodeRun.costUsd];
 const observations: string[] = [];
@@ -227,7 +228,7 @@ test('publint and @arethetypeswrong/cli (ESM-only profile) report nothing, for e
   );
   assert.deepEqual(
     entries.map(([subpath]) => subpath),
-    ['.', './node', './testing', './browser', './restate'],
+    ['.', './node', './testing', './browser', './protocol', './restate'],
   );
   assert.deepEqual(Object.keys(report.analysis.entrypoints).sort(), Object.keys(manifest.exports).sort());
   for (const [subpath, { types, import: js }] of entries) {

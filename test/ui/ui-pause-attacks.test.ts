@@ -205,7 +205,11 @@ test('batched approvals: a response for one of the step’s two requests gets a 
     },
   });
   const t = tools();
-  const options = { tools: t.tools, modelSettings: { mode: 'native' }, durable: { pauseForApproval: true, secret: TEST_SECRET } } as const;
+  const options = {
+    tools: t.tools,
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true, secret: TEST_SECRET },
+  } as const;
   const message = await clientMessage(
     await createAgentUIStreamResponse({ ...options, model: native(calls), request: chatRequest([question]) }),
   );

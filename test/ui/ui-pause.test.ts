@@ -115,7 +115,7 @@ test('a changed state, an approval for another request, or a route without a sec
   for (const [messages, extra, pattern] of [
     [[question, tampered], options, /does not match its signature/],
     [[question, forged], options, /does not wait for/],
-    [[question, approved], { pauseForApproval: false, secret: undefined }, /resumes none/],
+    [[question, approved], { durable: { pauseForApproval: false, secret: undefined } }, /resumes none/],
   ] as const) {
     const response = await post(messages, extra);
     assert.equal(response.status, 400);
@@ -134,7 +134,7 @@ test('pauseForApproval in a chat route needs a secret', async () => {
       request: chatRequest([question]),
       durable: { pauseForApproval: true },
     }),
-    (error: unknown) => error instanceof AgentConfigError && /needs a `secret`/.test(error.message),
+    (error: unknown) => error instanceof AgentConfigError && /needs a `durable\.secret`/.test(error.message),
   );
 });
 
@@ -238,7 +238,11 @@ test('native mode: a step’s two approvals arrive as two approval requests in o
         : { text: '', toolCalls: reply, usage: {}, finishReason: 'tool-calls' as const };
     },
   });
-  const options = { tools: [tool], modelSettings: { mode: 'native' }, durable: { pauseForApproval: true, secret: TEST_SECRET } } as const;
+  const options = {
+    tools: [tool],
+    modelSettings: { mode: 'native' },
+    durable: { pauseForApproval: true, secret: TEST_SECRET },
+  } as const;
   const calls = ['ann@example.com', 'bob@example.com'].map((to, i) => ({
     id: `c${i}`,
     name: 'send_email',

@@ -82,7 +82,7 @@ async function buildAgent(options: WorkerCommandOptions): Promise<{ agent: Agent
     buildRun: async (request) => {
       // An eval episode keeps a local eval's options (no token cap), with the worker's model timeout.
       const episode = evalRunOptions(request, { model, createTools });
-      if (episode) return { ...episode, modelTimeoutMs };
+      if (episode) return { ...episode, limits: { ...episode.limits, modelTimeoutMs } };
       return {
         model,
         tools: await buildCliTools(options),

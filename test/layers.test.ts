@@ -36,16 +36,6 @@ function importGraph(): Map<string, Edge[]> {
 
 const graph = importGraph();
 
-/** Imports from files matching `from` into files matching `to`, as `a -> b` lines. */
-function importsBetween(from: (file: string) => boolean, to: (file: string) => boolean): string[] {
-  const found: string[] = [];
-  for (const [file, edges] of graph) {
-    if (!from(file)) continue;
-    for (const edge of edges) if (to(edge.to)) found.push(`${file} -> ${edge.to}`);
-  }
-  return found;
-}
-
 test('the graph is read: a run imports the labels, the router and the model errors', () => {
   const run = graph.get(join('agent', 'run.ts'))?.map((e) => e.to) ?? [];
   assert.ok(run.includes(join('react', 'labels.ts')), run.join(', '));

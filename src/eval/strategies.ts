@@ -162,7 +162,7 @@ const parsedPrompts = new Map<string, ReturnType<typeof agentPrompt>>();
  * The agent options of one ReAct or Act episode, except the model, the tools, the signal and the prices:
  * the same for a local eval and for a Restate worker serving `taoloop eval --restate` (`evalRunOptions`).
  * Turns are not streamed: nobody watches an eval's tokens, and streaming costs several times the CPU per
- * call (issue 9's throughput benchmark).
+ * call (bench/eval-throughput).
  */
 export function evalAgentOptions(input: EvalAgentInput) {
   let prompt = parsedPrompts.get(input.prompt);

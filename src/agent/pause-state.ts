@@ -57,7 +57,10 @@ export async function openState(given: unknown, secret: string | undefined): Pro
   }
   const { signature, ...unsigned } = value;
   if (secret === undefined && signature !== undefined) {
-    throw new RunStateError('unsigned', 'This run state is signed: pass the `durable.secret` it was signed with.');
+    throw new RunStateError(
+      'unsigned',
+      'This run state is signed: pass the `durable.secret` it was signed with.',
+    );
   }
   if (secret !== undefined) {
     if (typeof signature !== 'string') {

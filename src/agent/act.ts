@@ -10,8 +10,7 @@ import type { PreparedCall, ToolOutcome, ToolRouter } from '../tools/router.js';
 import { ownField } from '../util/own.js';
 import { isAllowedWithoutAsking, toApprovalDecision } from './approval.js';
 import { approvalId, effectName, toolCallId } from './ids.js';
-import { nestedRunnerOf } from './nested.js';
-import type { Run } from './run.js';
+import { nestedRunnerOf, type Run } from './run.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, StepObservation } from './types.js';
 
 /**
@@ -109,9 +108,11 @@ export async function* askApproval(
     ...(signal && { signal }),
   };
   const where = call > 1 ? { step, call } : { step };
-  yield { type: 'approval-start', ...where, request };
+  // Events carry copies: what an observer or the stream's reader does to an event changes neither what the
+  // approver is asked nor the decision the tool runs on.
+  yield { type: 'approval-start', ...where, request: { ...request } };
   const decision = toApprovalDecision(await run.effects.approval(effectName(step, 'approval'), request));
-  yield { type: 'approval-end', ...where, request, decision };
+  yield { type: 'approval-end', ...where, request: { ...request }, decision: { ...decision } };
   return decision;
 }
 

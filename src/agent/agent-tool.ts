@@ -14,8 +14,8 @@ import { anySignal } from '../util/own.js';
 import { drain } from './effects.js';
 import { RunPaused } from './errors.js';
 import { streamRun } from './loop.js';
-import { NESTED_RUNNER, type ParentRun } from './nested.js';
 import type { AgentConfig } from './options.js';
+import { NESTED_RUNNER, type ParentLink } from './run.js';
 import type { AgentEvent, RunResult } from './types.js';
 
 /** Longest task an agent tool takes by default, in characters. */
@@ -64,7 +64,8 @@ export type AgentToolOptions = Omit<AgentConfig, 'approve' | 'durable'> & {
  */
 export function agentTool(options: AgentToolOptions): Tool {
   const { name, description, inputHint, maxInputChars, maxOutputChars, ...agent } = options;
-  const runner = (input: string, parent: ParentRun) => runNested(name, agent, input, parent, maxOutputChars);
+  const runner = (input: string, parent: Omit<ParentLink, 'name'>) =>
+    runNested(name, agent, input, parent, maxOutputChars);
   const tool: Tool & { [NESTED_RUNNER]: typeof runner } = {
     name,
     description,
@@ -101,7 +102,7 @@ async function* runNested(
   name: string,
   agent: Omit<AgentToolOptions, 'name' | 'description' | 'inputHint' | 'maxInputChars' | 'maxOutputChars'>,
   task: string,
-  parent: ParentRun,
+  parent: Omit<ParentLink, 'name'>,
   maxOutputChars: number | undefined,
 ): AsyncGenerator<AgentEvent, ToolOutcome> {
   const { step, call } = parent;

@@ -31,6 +31,8 @@ export interface RunEffects {
   readonly streams: boolean;
   /** Whether a tool's full output stays on the step (never in a durable engine's record). */
   readonly keepsFullOutput: boolean;
+  /** True while a resumed run gives back recorded effects, before it makes one of its own. */
+  readonly replaying: boolean;
   /**
    * A model call (a step's, or a hook's through `generate`), yielding what it streams. A replayed call
    * yields nothing and returns the recorded result.
@@ -61,6 +63,7 @@ export function directEffects(approver: Approver): RunEffects {
     streams: true,
     keepsFullOutput: true,
     asksTogether: false,
+    replaying: false,
     model: (_name, call) => call(),
     approval: (_name, request) => approver(request),
     tool: (_name, execute) => execute(),
@@ -87,6 +90,7 @@ export function journaledEffects(journal: Journal, approver: Approver, prefix = 
     streams: false,
     keepsFullOutput: false,
     asksTogether: false,
+    replaying: false,
     model: async function* (name, call) {
       return await journal(`${prefix}${name}`, () => drain(call()));
     },
@@ -151,6 +155,10 @@ export class RecordedEffects implements RunEffects {
     return recordedTool((effect) => this.#record(name, effect), execute, snapshot, true);
   }
 
+  get replaying(): boolean {
+    return !this.live && this.#replay.length > 0;
+  }
+
   scoped(prefix: string): RunEffects {
     return scopedEffects(this, prefix);
   }
@@ -206,6 +214,9 @@ function scopedEffects(effects: RunEffects, prefix: string): RunEffects {
     streams: effects.streams,
     keepsFullOutput: effects.keepsFullOutput,
     asksTogether: effects.asksTogether,
+    get replaying() {
+      return effects.replaying;
+    },
     model: (name, call) => effects.model(`${prefix}${name}`, call),
     approval: (name, request) => effects.approval(`${prefix}${name}`, request),
     tool: (name, execute, snapshot) => effects.tool(`${prefix}${name}`, execute, snapshot),

@@ -75,14 +75,15 @@ export async function* streamRun(
   link: { resume?: ResumeInput; parent?: ParentLink } = {},
 ): AsyncGenerator<AgentEvent, RunResult> {
   const settings = runSettings(options);
-  const resume = link.resume && (await openResume(settings, link.resume));
-  const run = startRun(settings, { ...(resume && { resume }), ...(link.parent && { parent: link.parent }) });
   const observers = settings.observers ?? [];
   if (!Array.isArray(observers))
     throw new AgentConfigError(
       '`hooks.observers` must be an array of observers: [{ event(event) { ... } }].',
     );
+  const resume = link.resume && (await openResume(settings, link.resume));
+  const run = startRun(settings, { ...(resume && { resume }), ...(link.parent && { parent: link.parent }) });
   const { onStepEnd } = settings;
+  const { signal } = run.settings;
   const loop = react(run);
   let finished = false;
   try {
@@ -97,15 +98,17 @@ export async function* streamRun(
         finished = true;
         return next.value;
       }
-      const event = next.value;
-      if (run.resume && !replayOver(run) && event.type !== 'run-start' && event.type !== 'run-end') continue;
+      const original = next.value;
+      // What a resumed run replays was seen when it paused (a nested run's too, replayed with its parent).
+      if (run.effects.replaying && original.type !== 'run-start' && original.type !== 'run-end') continue;
       // A run that paused gets its state here, and a `run-pause` event before its `run-end`.
-      const pause = event.type === 'run-end' ? await finishPause(run, event.result) : undefined;
+      const pause = original.type === 'run-end' ? await finishPause(run, original.result) : undefined;
+      const event = detached(original);
       for (const delivered of pause ? [pause, event] : [event]) {
-        for (const observer of observers) await observe(() => observer.event(delivered));
+        for (const observer of observers) await observe(() => observer.event(delivered), signal);
         const failure =
           delivered.type === 'step-end' && onStepEnd
-            ? await stepObserved(onStepEnd, delivered.step)
+            ? await stepObserved(onStepEnd, delivered.step, signal)
             : undefined;
         yield delivered;
         if (failure === undefined || delivered.type !== 'step-end') continue;
@@ -115,41 +118,93 @@ export async function* streamRun(
           hook: 'onStepEnd',
           error: failure,
         };
-        for (const observer of observers) await observe(() => observer.event(hookError));
+        for (const observer of observers) await observe(() => observer.event(hookError), signal);
         yield hookError;
       }
     }
   } finally {
     if (!finished) {
-      for (const observer of observers) await observe(() => observer.abandon?.());
+      // Not waited for: the run is over.
+      for (const observer of observers) await observe(() => observer.abandon?.(), ENDED);
       await loop.return(undefined as never);
     }
   }
 }
 
-/** Calls an observer; what it throws or rejects with is dropped (an observer never breaks a run). */
-async function observe(call: () => unknown): Promise<void> {
+/**
+ * The event as observers and the consumer get it: a step and a result are copies, so what they do to them
+ * changes neither the trajectory the next prompt is rendered from nor what the run returns.
+ */
+function detached(event: AgentEvent): AgentEvent {
+  if (event.type === 'step-end') return { ...event, step: copied(event.step) };
+  if (event.type === 'run-end') return { ...event, result: copied(event.result) };
+  return event;
+}
+
+/** A deep copy of plain data; a value that cannot be copied (a typed output holding a function) as it is. */
+function copied<T>(value: T): T {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
+}
+
+/** A signal that has fired: what is observed with it is not waited for. */
+const ENDED = AbortSignal.abort();
+
+/**
+ * Calls an observer; what it throws or rejects with is dropped (an observer never breaks a run), and the run
+ * waits for its promise only until the run's signal fires (its abort, its clock), so one that never settles
+ * cannot hold a stopped run.
+ */
+async function observe(call: () => unknown, signal: AbortSignal | undefined): Promise<void> {
   try {
     const returned = call();
-    if (returned instanceof Promise) await returned;
+    if (returned instanceof Promise) await untilAborted(returned, signal);
   } catch {
     // Deliberately ignored: see RunObserver.
   }
 }
 
-/** Calls `onStepEnd`; what it throws is returned as its message, to be reported as a `hook-error` event. */
-async function stepObserved(onStepEnd: OnStepEndFunction, step: Step): Promise<string | undefined> {
+/**
+ * Calls `onStepEnd` (waited for until the run's signal fires, as an observer is); what it throws is
+ * returned as its message, to be reported as a `hook-error` event.
+ */
+async function stepObserved(
+  onStepEnd: OnStepEndFunction,
+  step: Step,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
   try {
-    await onStepEnd(step);
+    await untilAborted(Promise.resolve(onStepEnd(step)), signal);
     return undefined;
   } catch (error) {
     return errorMessage(error);
   }
 }
 
-/** True once a resumed run made an effect of its own (its replay is over). */
-function replayOver(run: Run): boolean {
-  return 'live' in run.effects && run.effects.live === true;
+/** `promise`, or `undefined` as soon as `signal` fires (at once when it has). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) {
+    promise.catch(() => {}); // settles unobserved: its rejection must not go unhandled
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const stop = () => resolve(undefined);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The error of a resumed run that stopped following its recorded journal, if it did. */
@@ -219,11 +274,12 @@ async function* react(run: Run): AsyncGenerator<AgentEvent, RunResult> {
       const { step, droppedText } = yield* readStep(run, call, answered, index, modelStartedMs);
       const { turn } = step;
       steps.push(step);
+      // A copy: the loop acts on `turn`, whatever a reader of the event does to its own.
       yield {
         type: 'model-end',
         step: index,
         text: step.modelText,
-        turn,
+        turn: structuredClone(turn),
         usage: step.usage,
         finishReason: step.finishReason,
         ...(step.reasoning !== undefined && { reasoning: step.reasoning }),

@@ -17,8 +17,7 @@ import type { Tool } from '../tools/types.js';
 import { act, askApproval, needsAsking, runTool } from './act.js';
 import { RunPaused } from './errors.js';
 import { textInput } from './native.js';
-import { nestedRunnerOf } from './nested.js';
-import type { Run } from './run.js';
+import { nestedRunnerOf, type Run } from './run.js';
 import { unknownToolHint } from './turns.js';
 import type {
   AgentEvent,

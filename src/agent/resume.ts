@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { ownField } from '../util/own.js';
 import { drain, streamRun } from './loop.js';
 import type { AgentConfig, ResumeOptions } from './options.js';
 import type { AgentEvent, RunResult } from './types.js';
@@ -38,11 +39,10 @@ import type { AgentEvent, RunResult } from './types.js';
 export function streamResumedAgent<O = unknown>(
   options: ResumeOptions<O>,
 ): AsyncGenerator<AgentEvent, RunResult<O>> {
-  const { state, decisions, ...agentOptions } = options;
-  return streamRun(agentOptions as AgentConfig, { resume: { state, decisions } }) as AsyncGenerator<
-    AgentEvent,
-    RunResult<O>
-  >;
+  // Own properties only: an inherited `state` or `decisions` (a polluted prototype) counts as absent.
+  const { state: _state, decisions: _decisions, ...agentOptions } = options;
+  const resume = { state: ownField(options, 'state'), decisions: ownField(options, 'decisions') };
+  return streamRun(agentOptions as AgentConfig, { resume }) as AsyncGenerator<AgentEvent, RunResult<O>>;
 }
 
 /**

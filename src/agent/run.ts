@@ -5,7 +5,8 @@
  * @module
  */
 import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';
-import { createToolRouter, type ToolRouter, toolNeedsApproval } from '../tools/router.js';
+import { createToolRouter, type ToolOutcome, type ToolRouter, toolNeedsApproval } from '../tools/router.js';
+import type { Tool } from '../tools/types.js';
 import { anySignal, ownField, timeoutSignal } from '../util/own.js';
 import { abortedMessage } from '../util/signal.js';
 import { askApprover, isAllowedWithoutAsking } from './approval.js';
@@ -19,7 +20,7 @@ import type { RunSettings } from './options.js';
 import { pausingApprover, type Resume } from './pause.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
-import type { PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
+import type { AgentEvent, PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
 
 /** Default for {@link AgentConfig.maxSteps}. */
 export const DEFAULT_MAX_STEPS = 8;
@@ -29,11 +30,32 @@ export type RunOptions = RunSettings & { labels: LabelSet; runId: string };
 
 /** The run a nested agent (`agentTool`) runs in: the parent run and which of its tool calls runs it. */
 export interface ParentLink {
+  /** The parent run: its signal, budget, effects, id and streaming reach the nested run. */
   run: Run;
+  /** The parent's step (1-based) and the tool call of that step (1-based) that runs the nested agent. */
   step: number;
   call: number;
   /** The agent tool's name. */
   name: string;
+}
+
+/**
+ * The property of a tool that runs a nested agent (`agentTool`): `act` runs such a tool as a generator
+ * with its parent run, so the nested run's events reach the parent's stream and it shares the parent's
+ * budget, effects and signal, instead of getting a plain tool context.
+ */
+export const NESTED_RUNNER: unique symbol = Symbol('taoloop.nestedRunner');
+
+/** Runs a nested agent on `input`, yielding its events (wrapped as `agent-event`), returning the outcome. */
+export type NestedRunner = (
+  input: string,
+  parent: Omit<ParentLink, 'name'>,
+) => AsyncGenerator<AgentEvent, ToolOutcome>;
+
+/** The nested runner of `tool`, when it is an agent tool. */
+export function nestedRunnerOf(tool: Tool): NestedRunner | undefined {
+  const runner = (tool as { [NESTED_RUNNER]?: unknown })[NESTED_RUNNER];
+  return typeof runner === 'function' ? (runner as NestedRunner) : undefined;
 }
 
 /** One run: set up once by {@link startRun}, then read and updated by the loop. */
@@ -131,28 +153,34 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ...(settings.streaming === undefined &&
       parent?.run.settings.streaming !== undefined && { streaming: parent.run.settings.streaming }),
   });
-  const conversation = readConversation(options);
-  const router = createToolRouter(options.tools);
-  return {
-    settings: options,
-    question: conversation.question,
-    plan: planRequests(options, labels, options.tools, conversation),
-    router,
-    budget: new Budget(options, parent?.run.budget),
-    effects: parent
-      ? parent.run.effects.scoped(`step-${parent.step}-call-${parent.call}-${parent.name}/`)
-      : pickEffects(options, router, resume),
-    resume,
-    repeats: new RepeatTracker(options.maxRepeatedActions ?? 3),
-    stopState: { send: true },
-    steps: [],
-    outerSignal,
-    clock,
-    startedMs,
-    actionSteps: 0,
-    formatErrors: 0,
-    refusedAnswers: 0,
-  };
+  try {
+    const conversation = readConversation(options);
+    const router = createToolRouter(options.tools);
+    return {
+      settings: options,
+      question: conversation.question,
+      plan: planRequests(options, labels, options.tools, conversation),
+      router,
+      budget: new Budget(options, parent?.run.budget),
+      effects: parent
+        ? parent.run.effects.scoped(`step-${parent.step}-call-${parent.call}-${parent.name}/`)
+        : pickEffects(options, router, resume),
+      resume,
+      repeats: new RepeatTracker(options.maxRepeatedActions ?? 3),
+      stopState: { send: true },
+      steps: [],
+      outerSignal,
+      clock,
+      startedMs,
+      actionSteps: 0,
+      formatErrors: 0,
+      refusedAnswers: 0,
+    };
+  } catch (error) {
+    // A caller mistake found here stops the run before it starts: its clock must not keep the process up.
+    clock?.clear();
+    throw error;
+  }
 }
 
 /** The effects of a run that is not nested (see {@link startRun}). */
@@ -163,11 +191,13 @@ function pickEffects(options: RunOptions, router: ToolRouter, resume: Resume | u
   if (journal !== undefined) return journaledEffects(journal, ask);
   const pauseForApproval = ownField(options, 'pauseForApproval') === true;
   const allowTools = ownField(options, 'allowTools');
-  // An agent tool asks for no approval itself, but its tools ask this run's `approve`.
+  // An agent tool asks for no approval itself, but its tools may ask this run's `approve` (whatever this
+  // run's `allowTools` says of the agent tool: its own tools are allowed by its own).
   const mayAsk = router.tools.some(
     (tool) =>
-      (toolNeedsApproval(tool) || (tool.effects ?? 'read') !== 'read') &&
-      !isAllowedWithoutAsking(tool.name, allowTools),
+      nestedRunnerOf(tool) !== undefined ||
+      ((toolNeedsApproval(tool) || (tool.effects ?? 'read') !== 'read') &&
+        !isAllowedWithoutAsking(tool.name, allowTools)),
   );
   if (!resume && !pauseForApproval && !(approve !== undefined && mayAsk)) return directEffects(ask);
   const asksTogether = pauseForApproval || resume?.state.approvalsTogether === true;

@@ -16,10 +16,13 @@ import { isVisibleObservation, type LabelIndex, labelIndex, readLabel } from './
 import { nextLineBreak } from './visible.js';
 
 /**
- * How much of an unfinished line is checked for a label: `readLabel` looks at no more than 48 characters of
- * markers and 48 of label, so a longer start reads the same as the whole line.
+ * How much of an unfinished line is checked for a label. `readLabel` looks at no more than 48 characters of
+ * markers and 48 of label, but a model reads past invisible padding (spaces, zero-width characters, escape
+ * sequences) that a line can start with: so the start is read as a model reads it (`isVisibleObservation`)
+ * up to this many characters, and reading stops at a padded label as soon as it is written, not at the end
+ * of its line. Bounded, so each chunk costs at most this much.
  */
-const HEAD_LIMIT = 100;
+const HEAD_LIMIT = 2_000;
 const OPEN = '<think>';
 const CLOSE = '</think>';
 
@@ -61,6 +64,11 @@ export class StreamCut {
   /** The cut, once one was found. */
   get cut(): ReplyCut | undefined {
     return this.#cut;
+  }
+
+  /** True once the reply gave its answer: a Thought or a Question after it starts a new step. */
+  get answered(): boolean {
+    return this.#answered;
   }
 
   /** True while the text read so far ends inside a `<think>` block. */

@@ -54,14 +54,10 @@ export function nextLineBreak(text: string, from: number, to = text.length): num
   return match && match.index < to ? match.index : -1;
 }
 
-/**
- * Offset just after the last line terminator in `text[0, before)`, or 0: where the last line starts. With
- * `within`, only that many characters before `before` are looked at, and -1 says the line is longer.
- */
-export function lastLineStart(text: string, before = text.length, within = before): number {
-  const from = Math.max(0, before - within);
-  for (let i = before - 1; i >= from; i--) if (isTerminator(text.charCodeAt(i))) return i + 1;
-  return from === 0 ? 0 : -1;
+/** Offset just after the last line terminator in `text[0, before)`, or 0: where the last line starts. */
+export function lastLineStart(text: string, before = text.length): number {
+  for (let i = before - 1; i >= 0; i--) if (isTerminator(text.charCodeAt(i))) return i + 1;
+  return 0;
 }
 
 /** Splits `text` into lines at every line terminator (`\r\n` counts once). */

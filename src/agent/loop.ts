@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Turn } from '../react/turn.js';
 import { errorMessage } from '../util/own.js';
 import { drain } from './effects.js';
 import { AgentConfigError, RunPaused } from './errors.js';
@@ -98,12 +99,11 @@ export async function* streamRun(
         finished = true;
         return next.value;
       }
-      const original = next.value;
+      const event = next.value;
       // What a resumed run replays was seen when it paused (a nested run's too, replayed with its parent).
-      if (run.effects.replaying && original.type !== 'run-start' && original.type !== 'run-end') continue;
+      if (run.effects.replaying && event.type !== 'run-start' && event.type !== 'run-end') continue;
       // A run that paused gets its state here, and a `run-pause` event before its `run-end`.
-      const pause = original.type === 'run-end' ? await finishPause(run, original.result) : undefined;
-      const event = detached(original);
+      const pause = event.type === 'run-end' ? await finishPause(run, event.result) : undefined;
       for (const delivered of pause ? [pause, event] : [event]) {
         for (const observer of observers) await observe(() => observer.event(delivered), signal);
         const failure =
@@ -131,23 +131,10 @@ export async function* streamRun(
   }
 }
 
-/**
- * The event as observers and the consumer get it: a step and a result are copies, so what they do to them
- * changes neither the trajectory the next prompt is rendered from nor what the run returns.
- */
-function detached(event: AgentEvent): AgentEvent {
-  if (event.type === 'step-end') return { ...event, step: copied(event.step) };
-  if (event.type === 'run-end') return { ...event, result: copied(event.result) };
-  return event;
-}
-
-/** A deep copy of plain data; a value that cannot be copied (a typed output holding a function) as it is. */
-function copied<T>(value: T): T {
-  try {
-    return structuredClone(value);
-  } catch {
-    return value;
-  }
+/** A copy of a turn (its one array too): the loop acts on its own, whatever a reader does to the event's. */
+function turnCopy(turn: Turn): Turn {
+  if (turn.type !== 'action' || turn.ignoredActions === undefined) return { ...turn };
+  return { ...turn, ignoredActions: [...turn.ignoredActions] };
 }
 
 /** A signal that has fired: what is observed with it is not waited for. */
@@ -279,7 +266,7 @@ async function* react(run: Run): AsyncGenerator<AgentEvent, RunResult> {
         type: 'model-end',
         step: index,
         text: step.modelText,
-        turn: structuredClone(turn),
+        turn: turnCopy(turn),
         usage: step.usage,
         finishReason: step.finishReason,
         ...(step.reasoning !== undefined && { reasoning: step.reasoning }),

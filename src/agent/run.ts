@@ -142,8 +142,9 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ? { messages: resume.state.messages }
     : settings;
   const { question: _q, messages: _m, ...rest } = settings;
-  // No prototype, as `runSettings` made them: an option not set reads as absent, whatever was polluted.
-  const options: RunOptions = Object.assign(Object.create(null), {
+  // Every option an own property, as `runSettings` made them: one not set reads as absent, whatever was
+  // polluted onto `Object.prototype`.
+  const options: RunOptions = {
     ...rest,
     ...(input.question !== undefined && { question: input.question }),
     ...(input.messages !== undefined && { messages: input.messages }),
@@ -152,7 +153,7 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ...(signal && { signal }),
     ...(settings.streaming === undefined &&
       parent?.run.settings.streaming !== undefined && { streaming: parent.run.settings.streaming }),
-  });
+  };
   try {
     const conversation = readConversation(options);
     const router = createToolRouter(options.tools);

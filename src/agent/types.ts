@@ -305,6 +305,11 @@ export interface RunResult<O = unknown> {
 /**
  * Events emitted by {@link streamAgent}, named `<noun>-<verb>`.
  * `model-end` carries the parsed turn so a front end can print Thought and Action before the tool runs.
+ *
+ * Events are for reading. What decides what runs is never taken back from them: the turn of `model-end`
+ * and the request and decision of the approval events are copies, so changing them changes no action and
+ * no approval. `step-end`'s step and `run-end`'s result are the run's own objects (the trajectory the
+ * next prompt is rendered from, and what the run returns), shared with observers: do not change them.
  */
 export type AgentEvent =
   | { type: 'run-start'; question: string; modelId: string; tools: string[]; systemPrompt: string }

@@ -448,20 +448,6 @@ const FIELDS = {
   durable: readonly (keyof DurableOptions)[];
 };
 
-/** Every field of the flattened settings: the top-level options but the groups, and each group's. */
-const ALL_FIELDS: readonly string[] = [
-  'model',
-  'question',
-  'messages',
-  'tools',
-  'instructions',
-  'maxSteps',
-  'output',
-  'approve',
-  'signal',
-  ...Object.values(FIELDS).flat(),
-];
-
 /** The top-level options (the groups included). */
 export const TOP_LEVEL_OPTIONS = [
   'model',
@@ -493,10 +479,9 @@ export const TOP_LEVEL_OPTIONS = [
 export function runSettings<O>(
   options: AgentConfig<O> & { question?: string | undefined; messages?: readonly AgentMessage[] | undefined },
 ): RunSettings<O> {
-  // Every option is an own property, `undefined` when not set: a field that is not set reads as absent even
-  // when `Object.prototype` was polluted (and the object keeps one shape, so reading it stays fast).
+  // Permissions (`approve`, `allowTools`, `pauseForApproval`, `journal`, `secret`) are read from it as own
+  // properties (`ownField`): one that is not set is absent, whatever was polluted onto `Object.prototype`.
   const settings: Record<string, unknown> = {};
-  for (const key of ALL_FIELDS) settings[key] = undefined;
   if (typeof options !== 'object' || options === null)
     throw new AgentConfigError('The options of a run must be an object: { model, tools, question, ... }.');
   for (const key of Object.keys(options)) {

@@ -142,8 +142,6 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     ? { messages: resume.state.messages }
     : settings;
   const { question: _q, messages: _m, ...rest } = settings;
-  // Every option an own property, as `runSettings` made them: one not set reads as absent, whatever was
-  // polluted onto `Object.prototype`.
   const options: RunOptions = {
     ...rest,
     ...(input.question !== undefined && { question: input.question }),

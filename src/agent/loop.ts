@@ -8,11 +8,11 @@ import type { Turn } from '../react/turn.js';
 import { errorMessage } from '../util/own.js';
 import { drain } from './effects.js';
 import { AgentConfigError, RunPaused } from './errors.js';
-import type { OnStepEndFunction } from './hook-types.js';
 import type { NextCall } from './hooks.js';
 import { effectName } from './ids.js';
 import { type AnsweredBy, modelTurn } from './model-call.js';
 import { type ActedStep, actStep } from './native-calls.js';
+import { ENDED, observe, stepObserved } from './observe.js';
 import { type AgentConfig, type AgentOptions, runSettings } from './options.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { finishPause, openResume, type ResumeInput } from './pause.js';
@@ -27,7 +27,7 @@ import {
 } from './run.js';
 import { modelErrorMessage, nextCall, readStep, turnSettings } from './step.js';
 import { formatErrorObservation, ignoredNote } from './turns.js';
-import type { AgentEvent, AgentMessage, RunResult, Step } from './types.js';
+import type { AgentEvent, AgentMessage, RunResult } from './types.js';
 
 export { DEFAULT_MAX_STEPS, drain };
 
@@ -135,63 +135,6 @@ export async function* streamRun(
 function turnCopy(turn: Turn): Turn {
   if (turn.type !== 'action' || turn.ignoredActions === undefined) return { ...turn };
   return { ...turn, ignoredActions: [...turn.ignoredActions] };
-}
-
-/** A signal that has fired: what is observed with it is not waited for. */
-const ENDED = AbortSignal.abort();
-
-/**
- * Calls an observer; what it throws or rejects with is dropped (an observer never breaks a run), and the run
- * waits for its promise only until the run's signal fires (its abort, its clock), so one that never settles
- * cannot hold a stopped run.
- */
-async function observe(call: () => unknown, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    const returned = call();
-    if (returned instanceof Promise) await untilAborted(returned, signal);
-  } catch {
-    // Deliberately ignored: see RunObserver.
-  }
-}
-
-/**
- * Calls `onStepEnd` (waited for until the run's signal fires, as an observer is); what it throws is
- * returned as its message, to be reported as a `hook-error` event.
- */
-async function stepObserved(
-  onStepEnd: OnStepEndFunction,
-  step: Step,
-  signal: AbortSignal | undefined,
-): Promise<string | undefined> {
-  try {
-    await untilAborted(Promise.resolve(onStepEnd(step)), signal);
-    return undefined;
-  } catch (error) {
-    return errorMessage(error);
-  }
-}
-
-/** `promise`, or `undefined` as soon as `signal` fires (at once when it has). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) {
-    promise.catch(() => {}); // settles unobserved: its rejection must not go unhandled
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const stop = () => resolve(undefined);
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', stop);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The error of a resumed run that stopped following its recorded journal, if it did. */

@@ -14,7 +14,7 @@ import { anySignal } from '../util/own.js';
 import { drain } from './effects.js';
 import { RunPaused } from './errors.js';
 import { streamRun } from './loop.js';
-import type { AgentConfig } from './options.js';
+import { type AgentConfig, runSettings } from './options.js';
 import { NESTED_RUNNER, type ParentLink } from './run.js';
 import type { AgentEvent, RunResult } from './types.js';
 
@@ -56,6 +56,8 @@ export type AgentToolOptions = Omit<AgentConfig, 'approve' | 'durable'> & {
  * Outside a run (`tool.run(task, context)` by hand) it runs the nested agent on its own and returns the
  * answer, or throws when there is none.
  *
+ * @throws {AgentConfigError} for an option of the nested agent that does not exist (as `runAgent` would).
+ *
  * @example
  * ```ts
  * const researcher = agentTool({ name: 'researcher', description: 'Finds facts on the web.', model, tools: [search] });
@@ -64,6 +66,8 @@ export type AgentToolOptions = Omit<AgentConfig, 'approve' | 'durable'> & {
  */
 export function agentTool(options: AgentToolOptions): Tool {
   const { name, description, inputHint, maxInputChars, maxOutputChars, ...agent } = options;
+  // A caller mistake in the nested agent's options is found now, not when the parent's model calls it.
+  runSettings({ ...agent, question: 'check' });
   const runner = (input: string, parent: Omit<ParentLink, 'name'>) =>
     runNested(name, agent, input, parent, maxOutputChars);
   const tool: Tool & { [NESTED_RUNNER]: typeof runner } = {

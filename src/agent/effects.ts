@@ -246,7 +246,7 @@ async function recordedTool(
     const saved = snapshot ? savedSnapshot(snapshot) : undefined;
     return saved === undefined ? { outcome } : { outcome, snapshot: saved };
   });
-  // Runs journaled before tool records existed stored the outcome itself.
+  // A journal an earlier taoloop wrote may hold the outcome alone (no snapshot): both are read.
   const { outcome, snapshot: saved } =
     'outcome' in recorded ? recorded : { outcome: recorded, snapshot: undefined };
   if (!ran && saved !== undefined) snapshot?.restore(saved);

@@ -44,7 +44,7 @@ export interface PrepareStepOptions {
    * Calls a model for the hook (e.g. to write a summary): through the run's journal (a durable or resumed
    * run does not repeat it), counted in the run's usage, cost and budgets, and reported as a
    * `hook-model-end` event. `purpose` names the call in that event. Before the call, the run's token and
-   * cost budgets are checked on `request` (as before the run's own calls): a call they have no room for is
+   * cost budgets are checked on `request`, as they are before each of the run's own calls: a call they have no room for is
    * not made. A hook that lets that error through ends the run with status `budget` and the budget's
    * reason as `error`; one that catches it may go on without the call (as `summaryCompaction` does).
    * @throws {BudgetExceededError} when the budget has no room for the call; what the model throws.

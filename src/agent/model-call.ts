@@ -167,7 +167,7 @@ const CALL_OVER = new DOMException('The model call is over (read to its end, cut
  * response. A consumer that stops reading the run closes the stream and cancels the request.
  *
  * A streamed call that `request.signal` aborts once the request was sent (the run's abort or `timeoutMs`,
- * or `modelTimeoutMs`), or that fails after text arrived (the server broke the stream off), throws as before,
+ * or `modelTimeoutMs`), or that fails after text arrived (the server broke the stream off), throws its error,
  * but first passes what it spent to `onAborted`: the usage the provider reported if it got that far,
  * else {@link estimateUsage} of the request and the text received (marked `estimated`, as for a stream cut
  * client-side), since the prompt was sent and that text generated. A call that fails before any text (an

@@ -529,11 +529,18 @@ function isGroup(key: string): key is GroupName {
 
 /** What to say of an option that does not exist: where it is, when it is a field of a group. */
 function unknownOption(written: string, field: string): string {
+  if (field === 'telemetry')
+    return `Unknown option \`${written}\`: telemetry is an observer now, \`hooks: { observers: [openTelemetry({ tracer })] }\`.`;
   for (const group of Object.keys(FIELDS) as GroupName[]) {
     if ((FIELDS[group] as readonly string[]).includes(field))
       return `Unknown option \`${written}\`: it is \`${group}.${field}\` (options are grouped: ${TOP_LEVEL_OPTIONS.join(', ')}).`;
   }
   if ((TOP_LEVEL_OPTIONS as readonly string[]).includes(field))
     return `Unknown option \`${written}\`: it is \`${field}\`, at the top level.`;
+  const dot = written.indexOf('.');
+  if (dot > 0 && isGroup(written.slice(0, dot))) {
+    const group = written.slice(0, dot) as GroupName;
+    return `Unknown option \`${written}\`: the fields of \`${group}\` are ${FIELDS[group].join(', ')}.`;
+  }
   return `Unknown option \`${written}\`: the options are ${TOP_LEVEL_OPTIONS.join(', ')}; see AgentOptions.`;
 }

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { agentTool } from '../../src/agent/agent-tool.js';
 import { AgentConfigError } from '../../src/agent/errors.js';
 import { runAgent } from '../../src/agent/loop.js';
 import { type AgentOptions, runSettings } from '../../src/agent/options.js';
@@ -35,6 +36,32 @@ test('a flat option from before 0.1.0 is refused, naming its group', async () =>
       limits: 5,
     } as unknown as AgentOptions),
     /`limits` must be an object/,
+  );
+});
+
+test('the old telemetry option and a misspelt field of a group say what to write', async () => {
+  const base = { model: scriptedModel([ANSWER]), tools: [], question: 'q' };
+  await assert.rejects(
+    runAgent({ ...base, telemetry: {} } as unknown as AgentOptions),
+    /hooks: \{ observers: \[openTelemetry\(\{ tracer \}\)\] \}/,
+  );
+  await assert.rejects(
+    runAgent({ ...base, limits: { maxToken: 3 } } as unknown as AgentOptions),
+    /`limits\.maxToken`: the fields of `limits` are maxTokens, maxCostUsd/,
+  );
+});
+
+test('agentTool refuses an option that does not exist when it is made, not when it is called', () => {
+  assert.throws(
+    () =>
+      agentTool({
+        name: 'helper',
+        description: 'Helps.',
+        model: scriptedModel([]),
+        tools: [],
+        maxTokens: 5,
+      } as never),
+    (error: Error) => error instanceof AgentConfigError && /limits\.maxTokens/.test(error.message),
   );
 });
 

@@ -6,13 +6,13 @@
  */
 import type { Turn } from '../react/turn.js';
 import { errorMessage } from '../util/own.js';
-import { drain } from './effects.js';
+import { drain, RecordedEffects } from './effects.js';
 import { AgentConfigError, RunPaused } from './errors.js';
 import type { NextCall } from './hooks.js';
 import { effectName } from './ids.js';
 import { type AnsweredBy, modelTurn } from './model-call.js';
 import { type ActedStep, actStep } from './native-calls.js';
-import { ENDED, observe, stepObserved } from './observe.js';
+import { observe, stepObserved } from './observe.js';
 import { type AgentConfig, type AgentOptions, runSettings } from './options.js';
 import { DEFAULT_MAX_ANSWER_CORRECTIONS, judgeAnswer } from './output.js';
 import { finishPause, openResume, type ResumeInput } from './pause.js';
@@ -125,7 +125,7 @@ export async function* streamRun(
   } finally {
     if (!finished) {
       // Not waited for: the run is over.
-      for (const observer of observers) await observe(() => observer.abandon?.(), ENDED);
+      for (const observer of observers) await observe(() => observer.abandon?.(), 'ended');
       await loop.return(undefined as never);
     }
   }
@@ -139,7 +139,7 @@ function turnCopy(turn: Turn): Turn {
 
 /** The error of a resumed run that stopped following its recorded journal, if it did. */
 function brokenReplay(run: Run): Error | undefined {
-  return 'broken' in run.effects ? (run.effects.broken as Error | undefined) : undefined;
+  return run.effects instanceof RecordedEffects ? run.effects.broken : undefined;
 }
 
 /**

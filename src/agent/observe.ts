@@ -8,18 +8,16 @@ import { errorMessage } from '../util/own.js';
 import type { OnStepEndFunction } from './hook-types.js';
 import type { Step } from './types.js';
 
-/** A signal that has fired: what is observed with it is not waited for. */
-export const ENDED = AbortSignal.abort();
-
 /**
  * Calls an observer; what it throws or rejects with is dropped (an observer never breaks a run), and the run
  * waits for its promise only until the run's signal fires (its abort, its clock), so one that never settles
  * cannot hold a stopped run.
  */
-export async function observe(call: () => unknown, signal: AbortSignal | undefined): Promise<void> {
+export async function observe(call: () => unknown, signal: AbortSignal | 'ended' | undefined): Promise<void> {
   try {
     const returned = call();
-    if (returned instanceof Promise) await untilAborted(returned, signal);
+    if (returned instanceof Promise && signal !== 'ended') await untilAborted(returned, signal);
+    else if (returned instanceof Promise) returned.catch(() => {}); // the run is over: not waited for
   } catch {
     // Deliberately ignored: see RunObserver.
   }

@@ -195,8 +195,7 @@ function pickEffects(options: RunOptions, router: ToolRouter, resume: Resume | u
   const mayAsk = router.tools.some(
     (tool) =>
       nestedRunnerOf(tool) !== undefined ||
-      ((toolNeedsApproval(tool) || (tool.effects ?? 'read') !== 'read') &&
-        !isAllowedWithoutAsking(tool.name, allowTools)),
+      (toolNeedsApproval(tool) && !isAllowedWithoutAsking(tool.name, allowTools)),
   );
   if (!resume && !pauseForApproval && !(approve !== undefined && mayAsk)) return directEffects(ask);
   const asksTogether = pauseForApproval || resume?.state.approvalsTogether === true;

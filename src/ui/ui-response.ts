@@ -9,7 +9,7 @@ import type { UIMessage } from 'ai';
 import { type AgentMessage, readConversation } from '../agent/conversation.js';
 import { AgentConfigError, RunStateError } from '../agent/errors.js';
 import { streamAgent } from '../agent/loop.js';
-import { type AgentConfig, runSettings } from '../agent/options.js';
+import { type AgentConfig, type RunSettings, runSettings } from '../agent/options.js';
 import { openResume, type ResumeInput } from '../agent/pause.js';
 import { streamResumedAgent } from '../agent/resume.js';
 import type { AgentEvent, ApprovalDecision, RunResult, RunState } from '../agent/types.js';
@@ -119,7 +119,7 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
   let run: { messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] };
   try {
     const body = (await request.json()) as { messages?: unknown } | null;
-    run = await readChatRequest(body?.messages, agentOptions);
+    run = await readChatRequest(body?.messages, settings);
   } catch (error) {
     const known =
       error instanceof UIMessagesError || error instanceof AgentConfigError || error instanceof RunStateError;
@@ -151,11 +151,10 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
  */
 async function readChatRequest(
   uiMessages: unknown,
-  agentOptions: AgentConfig,
+  settings: RunSettings,
 ): Promise<{ messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] }> {
   const resume = pausedRunIn(uiMessages);
   if (resume) {
-    const settings = runSettings(agentOptions);
     if (ownField(settings, 'secret') === undefined) {
       throw new RunStateError(
         'unsigned',

@@ -61,3 +61,22 @@ test('the file store writes each run as a trace linked to its conversation id, a
     ['Per seat?', '240', 'For 7?', '1680'],
   );
 });
+
+test('an override replaces what it names: a group keeps the session’s other fields', async () => {
+  let ran = 0;
+  const write = {
+    name: 'write',
+    description: 'Writes.',
+    effects: 'write' as const,
+    run: () => String(++ran),
+  };
+  const session = createSession({
+    model: scriptedModel(['Thought: w\nAction: write[x]', 'Thought: done\nAnswer: ok']),
+    tools: [write],
+    limits: { allowTools: ['write'] },
+  });
+  // Overriding one limit must not drop `allowTools`: the write still runs without asking.
+  const result = await session.send('go', { limits: { maxTokens: 100_000 } });
+  assert.equal(result.status, 'answered');
+  assert.equal(ran, 1);
+});

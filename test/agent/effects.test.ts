@@ -28,6 +28,8 @@ test('an ordinary run records nothing: no approvals possible, or none needed, me
     { model, tools: [calculator], question: 'q', approve },
     // The only tool with side effects runs without asking.
     { model, tools: [calculator, write], question: 'q', approve, limits: { allowTools: ['write'] } },
+    // A tool with side effects that says it needs no approval never asks.
+    { model, tools: [{ ...write, needsApproval: false }], question: 'q', approve },
   ];
   for (const options of ordinary) {
     const effects = effectsOf(options);

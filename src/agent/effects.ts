@@ -16,6 +16,7 @@
  */
 import type { ToolOutcome } from '../tools/router.js';
 import type { ToolSnapshot } from '../tools/types.js';
+import { errorMessage } from '../util/own.js';
 import { RunStateError } from './errors.js';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, Journal, RunJournalEntry } from './types.js';
 
@@ -116,6 +117,14 @@ export class RecordedEffects implements RunEffects {
   readonly #entries: (RunJournalEntry | undefined)[] = [];
   readonly #replay: readonly RunJournalEntry[];
   readonly #beforeLive: ((name: string) => void) | undefined;
+  readonly #replayedApproval: ((request: ApprovalRequest) => void) | undefined;
+  readonly #checkpoint: ((journal: RunJournalEntry[]) => Promise<boolean>) | undefined;
+  /** How many completed effects the last checkpoint holds. */
+  #checkpointed: number;
+  /** The checkpoint being taken: one at a time, in order. */
+  #checkpointing: Promise<void> = Promise.resolve();
+  /** Why the last checkpoint failed: the run stops at its next effect. */
+  #checkpointFailure: RunStateError | undefined;
   #position = 0;
   /** True once an effect ran in this process (the replay is over). */
   live = false;
@@ -126,29 +135,47 @@ export class RecordedEffects implements RunEffects {
    * @param approver decides the approvals that are not replayed (and may pause the run).
    * @param replay the records to give back, in order.
    * @param beforeLive called before each effect that is not replayed; what it throws stops the run.
+   * @param replayedApproval called with each approval request given back from `replay`.
+   * @param checkpoint called with the completed effects before the first live effect and after each
+   *   effect completes, when there are more than the last call saved; answers whether it saved them. What
+   *   it throws stops the run before its next effect.
+   * @param checkpointed how many of `replay`'s records a checkpoint already holds (-1: none, so the first
+   *   live effect checkpoints the replayed ones first).
    */
   constructor(options: {
     approver: Approver;
     asksTogether: boolean;
     replay?: readonly RunJournalEntry[] | undefined;
     beforeLive?: ((name: string) => void) | undefined;
+    replayedApproval?: ((request: ApprovalRequest) => void) | undefined;
+    checkpoint?: ((journal: RunJournalEntry[]) => Promise<boolean>) | undefined;
+    checkpointed?: number | undefined;
   }) {
     this.#approver = options.approver;
     this.asksTogether = options.asksTogether;
     this.#replay = options.replay ?? [];
     this.#beforeLive = options.beforeLive;
+    this.#replayedApproval = options.replayedApproval;
+    this.#checkpoint = options.checkpoint;
+    this.#checkpointed = options.checkpointed ?? 0;
   }
 
   async *model<T>(name: string, call: () => AsyncGenerator<AgentEvent, T>): AsyncGenerator<AgentEvent, T> {
     const slot = this.#take(name);
     if ('value' in slot) return slot.value as T;
+    await this.#saveBeforeLive();
     const value = yield* call();
     this.#entries[slot.position] = { name, value };
+    await this.#saveProgress();
     return value;
   }
 
   approval(name: string, request: ApprovalRequest): Promise<ApprovalDecision> {
-    return this.#record(name, () => this.#approver(request));
+    return this.#record(
+      name,
+      () => this.#approver(request),
+      () => this.#replayedApproval?.(request),
+    );
   }
 
   tool(name: string, execute: () => Promise<ToolOutcome>, snapshot?: ToolSnapshot): Promise<ToolOutcome> {
@@ -173,16 +200,53 @@ export class RecordedEffects implements RunEffects {
     return JSON.parse(JSON.stringify(done)) as RunJournalEntry[];
   }
 
-  async #record<T>(name: string, effect: () => Promise<T>): Promise<T> {
+  async #record<T>(name: string, effect: () => Promise<T>, replayed?: () => void): Promise<T> {
     const slot = this.#take(name);
-    if ('value' in slot) return slot.value as T;
+    if ('value' in slot) {
+      replayed?.();
+      return slot.value as T;
+    }
+    await this.#saveBeforeLive();
     const value = await effect();
     this.#entries[slot.position] = { name, value };
+    await this.#saveProgress();
     return value;
+  }
+
+  /** Before a live effect: the checkpoint it follows (a resume's first saves its decisions), or the stop. */
+  async #saveBeforeLive(): Promise<void> {
+    await this.#saveProgress();
+    this.broken ??= this.#checkpointFailure;
+    if (this.broken) throw this.broken;
+  }
+
+  /**
+   * Hands the completed effects to `checkpoint` when there are more than it last saved, one call at a
+   * time. A failure is kept and stops the run at its next effect (`#take`), not this one: the effect that
+   * just completed is the run's own, and it goes on to be seen.
+   */
+  #saveProgress(): Promise<void> {
+    const checkpoint = this.#checkpoint;
+    if (checkpoint === undefined) return Promise.resolve();
+    this.#checkpointing = this.#checkpointing.then(async () => {
+      if (this.broken || this.#checkpointFailure) return;
+      const journal = this.completed();
+      if (journal.length <= this.#checkpointed) return;
+      try {
+        if (await checkpoint(journal)) this.#checkpointed = journal.length;
+      } catch (error) {
+        this.#checkpointFailure = new RunStateError(
+          'checkpoint',
+          `The run's checkpoint could not be stored (${errorMessage(error)}), so the run stopped before its next effect: continue it from the last checkpoint stored.`,
+        );
+      }
+    });
+    return this.#checkpointing;
   }
 
   /** The next position: its record when the replay has one, else a slot for a live effect. */
   #take(name: string): { position: number } | { position: number; value: unknown } {
+    this.broken ??= this.#checkpointFailure;
     if (this.broken) throw this.broken;
     const position = this.#position++;
     const record = this.#replay[position];

@@ -60,9 +60,17 @@ export class BudgetExceededError extends Error {
  * - `decision`: a decision names a request the state does not wait for, a pending request has none, or
  *   the decisions cannot be read (a throwing getter or proxy; in a chat route, one request answered twice);
  * - `mismatch`: the resumed run did not follow the paused one (other model, tools, options or
- *   conversation; in a chat route, a paused message posted in another conversation).
+ *   conversation; in a chat route, a paused message posted in another conversation);
+ * - `checkpoint`: `durable.onCheckpoint` failed, so the run stopped before its next effect.
  */
-export type RunStateProblem = 'format' | 'version' | 'signature' | 'unsigned' | 'decision' | 'mismatch';
+export type RunStateProblem =
+  | 'format'
+  | 'version'
+  | 'signature'
+  | 'unsigned'
+  | 'decision'
+  | 'mismatch'
+  | 'checkpoint';
 
 /**
  * Thrown by `resumeAgent` (before any side effect, except for `mismatch`, found while replaying, before

@@ -270,6 +270,7 @@ async function* react(run: Run): AsyncGenerator<AgentEvent, RunResult> {
           }
           const { observation } = acted;
           if (acted.otherCalls) step.otherCalls = acted.otherCalls;
+          if (acted.callsOverLimit) step.callsOverLimit = acted.callsOverLimit;
           // Only the first action of a turn runs; the model is told what was not run.
           const ignored = ignoredNote(turn);
           if (ignored) observation.text = `${observation.text}\n${ignored}`;

@@ -29,6 +29,8 @@ import type {
 
 /** Default for {@link AgentLimits.toolConcurrency}. */
 export const DEFAULT_TOOL_CONCURRENCY = 4;
+/** Default for {@link AgentLimits.maxToolCallsPerStep}. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_STEP = 16;
 
 /** What running a step's action gave. */
 export interface ActedStep {
@@ -36,6 +38,8 @@ export interface ActedStep {
   observation: StepObservation;
   /** Native mode: the step's other calls, each answered. */
   otherCalls?: StepCall[];
+  /** Native mode: how many of the step's calls were past `maxToolCallsPerStep`, answered "not run". */
+  callsOverLimit?: number;
   /** True when a call used up its repeats (`maxRepeatedActions`): the run stops with `repeated_action`. */
   stop: boolean;
 }
@@ -55,18 +59,23 @@ export async function* actStep(
   router: ToolRouter,
 ): AsyncGenerator<AgentEvent, ActedStep> {
   const { settings } = run;
+  // A flooded turn: only the first calls run (or ask approval); each one past the limit is answered.
+  const limit = settings.maxToolCallsPerStep ?? DEFAULT_MAX_TOOL_CALLS_PER_STEP;
+  const kept = calls.slice(0, limit);
+  const over = calls.slice(limit).map((call) => overLimit(call, settings.tools, limit, calls.length));
   let observation: StepObservation;
   let others: StepCall[] | undefined;
   let ran: readonly StepCall[] = [];
-  if (calls.length > 1 && settings.parallelToolCalls !== false) {
-    const [first, ...rest] = yield* actAll(run, calls, step, router);
+  if (kept.length > 1 && settings.parallelToolCalls !== false) {
+    const [first, ...rest] = yield* actAll(run, kept, step, router);
     observation = first!.observation;
     others = rest;
     ran = rest;
   } else {
     observation = yield* act(run, turn, step, router);
-    if (calls.length > 1) others = calls.slice(1).map((call) => notRun(call, settings.tools));
+    if (kept.length > 1) others = kept.slice(1).map((call) => notRun(call, settings.tools));
   }
+  if (over.length > 0) others = [...(others ?? []), ...over];
   let stop = false;
   for (const call of [{ tool: turn.tool, input: turn.input, observation }, ...ran]) {
     if (!router.names.includes(call.tool))
@@ -75,7 +84,19 @@ export async function* actStep(
     if (repeat.note) call.observation.text = `${call.observation.text}\n${repeat.note}`;
     if (repeat.stop) stop = true;
   }
-  return { observation, ...(others && { otherCalls: others }), stop };
+  return {
+    observation,
+    ...(others && { otherCalls: others }),
+    ...(over.length > 0 && { callsOverLimit: over.length }),
+    stop,
+  };
+}
+
+/** A call past `maxToolCallsPerStep`, answered so: the model may make it again in a later step. */
+function overLimit(call: ModelToolCall, tools: readonly Tool[], limit: number, made: number): StepCall {
+  const { tool, input } = callAction(call, tools);
+  const text = `Not run: this step made ${made} tool calls and at most ${limit} run in one step. Call ${tool} again in a later step if you still need it.`;
+  return { toolCall: call, tool, input, observation: { text, source: 'tool', ok: false } };
 }
 
 /** A call left out by `parallelToolCalls: false`, answered so: never dropped without a word. */

@@ -85,6 +85,14 @@ export interface AgentLimits {
    * time. Tools with side effects always run one at a time, each after its own approval. @default 4
    */
   toolConcurrency?: number;
+  /**
+   * Native mode: the most tool calls of one step that run (approvals asked included). A model turn with
+   * more gets each call past the limit answered "not run" (the model may call them again in a later step),
+   * and the step's trace counts them (`callsOverLimit`), so one flooded turn can neither run a tool
+   * thousands of times nor pause with thousands of pending approvals. A whole number of at least 1.
+   * @default 16
+   */
+  maxToolCallsPerStep?: number;
   /** Tools that run without asking, by name, or `'all'`. @default [] */
   allowTools?: readonly string[] | 'all';
 }
@@ -271,6 +279,25 @@ export interface DurableOptions {
    * every attempt. @default a random UUID per run
    */
   runId?: string;
+  /**
+   * Called with a checkpoint after each completed effect (model call, approval, tool call) of a run that
+   * records its effects (a resumed run, one with `pauseForApproval`, or one that may ask `approve`), and,
+   * for a resumed run, once before its first new effect, with the decisions it was given. A checkpoint is a
+   * {@link RunState} with `checkpoint: true`, signed with `secret`: store it in place of the state it
+   * continues (same row, written atomically). The run waits for the returned promise before it makes its
+   * next effect, so a process killed at any point leaves a stored checkpoint from which
+   * `resumeAgent({ ...options, state: checkpoint })` (no `decisions`) continues, repeating at most the one
+   * effect that was in flight (a tool call with the same `context.callId`, so a tool can drop the repeat).
+   *
+   * While an approved call has not yet run, no checkpoint is taken (a state never holds an approval whose
+   * call did not happen): a kill in between continues from the checkpoint before the approval, which gives
+   * the same decision again. When it throws or rejects, the run stops before its next effect with
+   * `RunStateError` (reason `checkpoint`): continue it from the last checkpoint stored.
+   * @throws {AgentConfigError} (from the run) without `secret` (a checkpoint carries decisions already
+   * given, so only a signed one is resumed) and together with `journal`.
+   * @default undefined (no checkpoints)
+   */
+  onCheckpoint?: (checkpoint: RunState) => void | Promise<void>;
 }
 
 /**
@@ -384,10 +411,12 @@ export type ResumeOptions<O = unknown> = AgentConfig<O> & {
    * A decision for each pending request, keyed by its id (`result.pending[i].id`): `{ type: 'approve' }`,
    * `{ type: 'reject', reason? }` or `{ type: 'edit', input }`. At run time it is read like an approver's
    * answer, failing closed: anything else (a wrong shape, `true`, `'yes'`) is a rejection.
+   * Not given for a checkpoint (`state.checkpoint`), which carries its decisions.
    * @throws {RunStateError} (from the run) for a decision whose id the state does not wait for (from an
-   * earlier pause, or another run), and for a pending request left without a decision.
+   * earlier pause, or another run), for a pending request left without a decision, and for decisions
+   * given with a checkpoint.
    */
-  decisions: Readonly<Record<string, ApprovalDecision>>;
+  decisions?: Readonly<Record<string, ApprovalDecision>>;
 };
 
 /** The names of the option groups. */
@@ -419,6 +448,7 @@ const FIELDS = {
     'maxAnswerCorrections',
     'forceFinalAnswer',
     'toolConcurrency',
+    'maxToolCallsPerStep',
     'allowTools',
   ],
   modelSettings: [
@@ -439,7 +469,7 @@ const FIELDS = {
     'compaction',
   ],
   hooks: ['prepareStep', 'onStepEnd', 'checkAnswer', 'repairToolCall', 'observers'],
-  durable: ['pauseForApproval', 'secret', 'journal', 'runId'],
+  durable: ['pauseForApproval', 'secret', 'journal', 'runId', 'onCheckpoint'],
 } as const satisfies {
   limits: readonly (keyof AgentLimits)[];
   modelSettings: readonly (keyof ModelSettings)[];

@@ -25,7 +25,7 @@ export const MIN_SECRET_CHARS = 32;
 /** What a state records; everything but the format marker, the version and the signature. */
 export type RunStateBody = Pick<
   RunState,
-  'runId' | 'messages' | 'journal' | 'pending' | 'pausedAt' | 'approvalsTogether'
+  'runId' | 'messages' | 'journal' | 'pending' | 'pausedAt' | 'approvalsTogether' | 'checkpoint' | 'decisions'
 >;
 
 /** The state of a run that pauses now, signed when there is a secret. */
@@ -56,6 +56,12 @@ export async function openState(given: unknown, secret: string | undefined): Pro
     );
   }
   const { signature, ...unsigned } = value;
+  if (value.checkpoint !== undefined && (secret === undefined || signature === undefined)) {
+    throw new RunStateError(
+      'unsigned',
+      'This run state is a checkpoint, which carries decisions already given: it is resumed only signed, with the `durable.secret` it was signed with.',
+    );
+  }
   if (secret === undefined && signature !== undefined) {
     throw new RunStateError(
       'unsigned',
@@ -99,7 +105,7 @@ function snapshot(given: unknown): unknown {
 /** The state's fields, checked; a state from outside is data and is not trusted to be well formed. */
 function checkShape(value: Record<string, unknown>): RunState {
   const bad = (what: string) => new RunStateError('format', `Malformed run state: ${what}.`);
-  const { runId, messages, journal, pending, pausedAt, approvalsTogether } = value;
+  const { runId, messages, journal, pending, pausedAt, approvalsTogether, checkpoint, decisions } = value;
   if (typeof runId !== 'string' || runId === '') throw bad('"runId" must be a non-empty string');
   if (typeof pausedAt !== 'string') throw bad('"pausedAt" must be a string');
   if (approvalsTogether !== undefined && approvalsTogether !== true)
@@ -109,8 +115,11 @@ function checkShape(value: Record<string, unknown>): RunState {
     !journal.every((e) => isRecord(e) && typeof e.name === 'string' && 'value' in e)
   )
     throw bad('"journal" must be a list of { name, value } records');
-  if (!Array.isArray(pending) || pending.length === 0 || !pending.every(isPending))
+  if (checkpoint !== undefined && checkpoint !== true) throw bad('"checkpoint" must be true or absent');
+  if (!Array.isArray(pending) || (pending.length === 0 && !checkpoint) || !pending.every(isPending))
     throw bad('"pending" must list the approvals the run waits for ({ id, step, tool, input, effects })');
+  if (decisions !== undefined && (!checkpoint || !isRecord(decisions)))
+    throw bad('"decisions" must be an object, in a checkpoint only');
   try {
     readConversation({ messages: messages as never });
   } catch (error) {
@@ -118,6 +127,19 @@ function checkShape(value: Record<string, unknown>): RunState {
   }
   checkApprovals(journal as RunJournalEntry[], bad);
   return value as unknown as RunState;
+}
+
+/**
+ * Whether `journal` may be a state's: every recorded approval that lets a call run is followed by that call
+ * (see {@link checkApprovals}). A checkpoint is taken only then.
+ */
+export function approvalsClosed(journal: readonly RunJournalEntry[]): boolean {
+  try {
+    checkApprovals(journal, (what) => new RunStateError('format', what));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -15,16 +15,18 @@
 
 import { errorMessage, ownField } from '../util/own.js';
 import { askApprover, pendingOf, toApprovalDecision } from './approval.js';
+import type { AgentMessage } from './conversation.js';
 import { conversationAfter } from './conversation.js';
 import { type Approver, RecordedEffects, type RunEffects } from './effects.js';
 import { RunPaused, RunStateError } from './errors.js';
 import type { RunSettings } from './options.js';
-import { canonicalJson, openState, sealState } from './pause-state.js';
+import { approvalsClosed, canonicalJson, openState, sealState } from './pause-state.js';
 import type {
   AgentEvent,
   ApprovalDecision,
   ApproveFn,
   PendingApprovalRequest,
+  RunJournalEntry,
   RunResult,
   RunState,
 } from './types.js';
@@ -76,6 +78,39 @@ export async function finishPause(
 }
 
 /**
+ * What hands a run's completed effects to `durable.onCheckpoint` as a signed checkpoint ({@link RunState}
+ * with `checkpoint: true`): the conversation the run started from, the journal, and a resumed run's pending
+ * requests with the decisions it was given. A journal holding an approval whose call has not run yet is
+ * not a state (`approvalsClosed`): it is skipped, and the next one is saved.
+ *
+ * @returns whether the checkpoint was saved.
+ */
+export function checkpointer(
+  onCheckpoint: (checkpoint: RunState) => void | Promise<void>,
+  run: { runId: string; messages: AgentMessage[]; secret: string; asksTogether: boolean },
+  resume: Resume | undefined,
+): (journal: RunJournalEntry[]) => Promise<boolean> {
+  return async (journal) => {
+    if (!approvalsClosed(journal)) return false;
+    const checkpoint = await sealState(
+      {
+        runId: run.runId,
+        messages: run.messages,
+        journal,
+        pending: resume?.state.pending ?? [],
+        ...(resume && { decisions: { ...resume.decisions } }),
+        pausedAt: new Date().toISOString(),
+        checkpoint: true,
+        ...(run.asksTogether && { approvalsTogether: true as const }),
+      },
+      run.secret,
+    );
+    await onCheckpoint(checkpoint);
+    return true;
+  };
+}
+
+/**
  * Decides approvals of a run that may pause: the pending requests of a resumed run get their decisions; else
  * `pauseForApproval` pauses, and `approve` is asked (its `{ type: 'pause' }` pauses). Pausing throws
  * {@link RunPaused}, which ends the run `paused`; whatever else comes back is read by the loop, failing closed.
@@ -95,8 +130,15 @@ export function pausingApprover(
 /** A checked resume: the state, and the decisions still to give. */
 export interface Resume {
   state: RunState;
+  /** The decisions given for the state's pending requests (a checkpoint's own), each read failing closed. */
+  readonly decisions: Readonly<Record<string, ApprovalDecision>>;
   /** True until the pending requests got their decisions. */
   readonly waiting: boolean;
+  /**
+   * A pending request's approval given back from the journal (a checkpoint recorded it): its decision was
+   * already applied, so it is no longer waited for.
+   */
+  passed(request: PendingApprovalRequest): void;
   /** The decision for the request the resumed run asks about. @throws {RunStateError} when it is not the pending one. */
   decide(request: PendingApprovalRequest): ApprovalDecision;
   /** Called before each new effect. @throws {RunStateError} when it comes before the pending decisions. */
@@ -119,11 +161,27 @@ export async function openResume(options: RunSettings, input: ResumeInput): Prom
       );
     }
   }
-  const decisions = readDecisions(state.pending, input.decisions);
+  if (state.checkpoint && input.decisions !== undefined) {
+    throw new RunStateError(
+      'decision',
+      'This run state is a checkpoint: it carries the decisions its resume was given. Resume it without `decisions`.',
+    );
+  }
+  const decisions = readDecisions(
+    state.pending,
+    state.checkpoint ? (state.decisions ?? {}) : input.decisions,
+  );
+  const given = Object.fromEntries(decisions);
   return {
     state,
+    decisions: given,
     get waiting() {
       return decisions.size > 0;
+    },
+    passed(request) {
+      const expected = state.pending.find((p) => p.id === request.id);
+      if (expected !== undefined && canonicalJson(expected) === canonicalJson(request))
+        decisions.delete(request.id);
     },
     decide(request) {
       const expected = state.pending.find((p) => p.id === request.id);

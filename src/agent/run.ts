@@ -9,7 +9,7 @@ import { createToolRouter, type ToolOutcome, type ToolRouter, toolNeedsApproval 
 import type { Tool } from '../tools/types.js';
 import { anySignal, ownField, timeoutSignal } from '../util/own.js';
 import { abortedMessage } from '../util/signal.js';
-import { askApprover, isAllowedWithoutAsking } from './approval.js';
+import { askApprover, isAllowedWithoutAsking, pendingOf } from './approval.js';
 import { Budget } from './budget.js';
 import { conversationAfter, readConversation, summarizeTrajectory } from './conversation.js';
 import { directEffects, journaledEffects, RecordedEffects, type RunEffects } from './effects.js';
@@ -17,7 +17,7 @@ import { AgentConfigError } from './errors.js';
 import { newRunId } from './ids.js';
 import type { StopSequenceState } from './model-call.js';
 import type { RunSettings } from './options.js';
-import { pausingApprover, type Resume } from './pause.js';
+import { checkpointer, pausingApprover, type Resume } from './pause.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
 import type { AgentEvent, PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
@@ -124,9 +124,24 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
   const startedMs = performance.now();
   const journal = ownField(settings, 'journal');
   const pauseForApproval = ownField(settings, 'pauseForApproval') === true;
-  if (journal !== undefined && (pauseForApproval || resume)) {
+  const onCheckpoint = ownField(settings, 'onCheckpoint');
+  if (journal !== undefined && (pauseForApproval || resume || onCheckpoint !== undefined)) {
     throw new AgentConfigError(
-      'Pause and resume (`durable.pauseForApproval`, `resumeAgent`) cannot be combined with a `durable.journal`: a durable engine (Restate) waits for approvals itself. Use one or the other.',
+      'Pause and resume (`durable.pauseForApproval`, `durable.onCheckpoint`, `resumeAgent`) cannot be combined with a `durable.journal`: a durable engine (Restate) waits for approvals and keeps progress itself. Use one or the other.',
+    );
+  }
+  if (
+    onCheckpoint !== undefined &&
+    (typeof onCheckpoint !== 'function' || ownField(settings, 'secret') === undefined)
+  ) {
+    throw new AgentConfigError(
+      '`durable.onCheckpoint` must be a function, given with `durable.secret`: a checkpoint carries decisions already given, so only a signed one can be resumed.',
+    );
+  }
+  const callCap = settings.maxToolCallsPerStep;
+  if (callCap !== undefined && !(Number.isInteger(callCap) && callCap >= 1)) {
+    throw new AgentConfigError(
+      `\`limits.maxToolCallsPerStep\` must be a whole number of at least 1 (the most tool calls of one step that run), not ${JSON.stringify(callCap) ?? String(callCap)}.`,
     );
   }
   const clock = settings.timeoutMs === undefined ? undefined : timeoutSignal(settings.timeoutMs);
@@ -197,13 +212,25 @@ function pickEffects(options: RunOptions, router: ToolRouter, resume: Resume | u
       nestedRunnerOf(tool) !== undefined ||
       (toolNeedsApproval(tool) && !isAllowedWithoutAsking(tool.name, allowTools)),
   );
-  if (!resume && !pauseForApproval && !(approve !== undefined && mayAsk)) return directEffects(ask);
+  const onCheckpoint = ownField(options, 'onCheckpoint');
+  if (!resume && !pauseForApproval && onCheckpoint === undefined && !(approve !== undefined && mayAsk))
+    return directEffects(ask);
   const asksTogether = pauseForApproval || resume?.state.approvalsTogether === true;
+  const messages = resume?.state.messages ?? conversationAfter(options, undefined, undefined);
+  const secret = ownField(options, 'secret');
   return new RecordedEffects({
     approver: pausingApprover(approve, pauseForApproval, resume),
     asksTogether,
     replay: resume?.state.journal,
     beforeLive: resume && ((name) => resume.checkLive(name)),
+    // Only a checkpoint (signed) records the approvals its pending requests got; a paused state never does.
+    replayedApproval: resume?.state.checkpoint ? (request) => resume.passed(pendingOf(request)) : undefined,
+    // A paused state's resume saves its decisions before its first new effect; a checkpoint holds them.
+    checkpointed: resume && !resume.state.checkpoint ? -1 : (resume?.state.journal.length ?? 0),
+    checkpoint:
+      onCheckpoint && secret !== undefined
+        ? checkpointer(onCheckpoint, { runId: options.runId, messages, secret, asksTogether }, resume)
+        : undefined,
   });
 }
 

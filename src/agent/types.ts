@@ -107,10 +107,15 @@ export interface RunJournalEntry {
 export const RUN_STATE_VERSION = 1;
 
 /**
- * The state of a paused run: plain JSON data, to keep anywhere (a database row, a file, a signed value
- * sent to a browser) and give to `resumeAgent`. It holds the conversation the run started from and the
- * journal of its completed side effects (model turns, approval decisions, tool observations), so a resumed
- * run replays them instead of making them again, and the approvals it waits for.
+ * The state of a paused run, or a checkpoint of a running one: plain JSON data, to keep anywhere (a
+ * database row, a file, a signed value sent to a browser) and give to `resumeAgent`. It holds the
+ * conversation the run started from and the journal of its completed side effects (model turns, approval
+ * decisions, tool observations), so a resumed run replays them instead of making them again, and the
+ * approvals it waits for.
+ *
+ * A checkpoint (`checkpoint: true`, handed to `durable.onCheckpoint` after each completed effect) also
+ * carries the decisions its resume was given, so it is resumed as it is, with no `decisions`: a run killed
+ * while it ran continues from its latest checkpoint and repeats at most the one effect that was in flight.
  *
  * A state of another `version` is refused, never misread. With `durable.secret`, `signature` is an
  * HMAC-SHA256 of the rest (keys sorted), and a state whose signature does not match is refused.
@@ -125,10 +130,20 @@ export interface RunState {
   messages: AgentMessage[];
   /** The run's completed side effects, in the order they happened. */
   journal: RunJournalEntry[];
-  /** The approvals the run waits for. */
+  /**
+   * The approvals the run waits for. In a checkpoint: the requests its resume was given `decisions` for
+   * (empty in a checkpoint of a run that was never paused).
+   */
   pending: PendingApprovalRequest[];
-  /** When the run paused (ISO 8601). */
+  /** When the run paused, or when the checkpoint was taken (ISO 8601). */
   pausedAt: string;
+  /**
+   * `true` in a checkpoint (`durable.onCheckpoint`): the state of a run that was still running, resumed
+   * without `decisions`. Only a signed checkpoint is resumed: it carries decisions already given.
+   */
+  checkpoint?: true;
+  /** In a checkpoint of a resumed run: the decision given for each of `pending`, keyed by its id. */
+  decisions?: Record<string, ApprovalDecision>;
   /**
    * `true` when the run paused with `durable.pauseForApproval`: a native step's approvals were asked
    * together, and a resume asks them so again, whatever its own options say. Absent when `approve` paused
@@ -220,6 +235,11 @@ export interface Step {
    * call a provider returns is answered; none is dropped.
    */
   otherCalls?: StepCall[];
+  /**
+   * Native mode: how many of the step's tool calls were past `limits.maxToolCallsPerStep`; each is in
+   * {@link otherCalls}, answered "not run".
+   */
+  callsOverLimit?: number;
   /**
    * What the model reasoned before the step: reasoning the provider returned apart from the text
    * (`reasoning_content`), then the reply's `<think>` blocks. Kept in the trace, never sent back to the model.

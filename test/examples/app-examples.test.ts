@@ -154,7 +154,7 @@ test('examples/app/approve-later.ts: asks in one process, sends after the approv
   // Deciding again (a retried request, a second click) finds the state claimed: no second email.
   await assert.rejects(
     runExample('examples/app/approve-later.ts', env, undefined, ['decide', state, 'approve']),
-    /exited 1: nothing to resume .*already decided/,
+    /exited 1: nothing waits for a decision .*already decided/,
   );
   assert.equal(fake.requests.length, 2);
 });

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { keywordClose } from './action-call.js';
+
 /** The name part of an action value. */
 export interface ActionHead {
   /** The name as written, trimmed (may still carry backticks, quotes or markdown escapes). */
@@ -44,7 +46,8 @@ export function readHead(text: string, start: number, end: number): ActionHead {
 
 /**
  * Reads the input that starts at the bracket `open`. A JSON object or array is taken whole (brackets in
- * its strings ignored); otherwise nested brackets of the same kind are balanced. Newlines are kept. Scanning
+ * its strings ignored), and so is a keyword call's input (`answer="a) b"`: brackets in quotes ignored);
+ * otherwise nested brackets of the same kind are balanced. Newlines are kept. Scanning
  * stops at `limit` (the cut before an invented observation); an unclosed input runs to `segmentEnd`.
  */
 export function readBracketInput(
@@ -54,7 +57,10 @@ export function readBracketInput(
   limit: number,
 ): BracketInput {
   const closer = CLOSER[text[open] ?? ''] ?? ']';
-  const close = jsonClose(text, open, closer, limit) ?? balancedClose(text, open, closer, limit);
+  const close =
+    jsonClose(text, open, closer, limit) ??
+    keywordClose(text, open, closer, limit) ??
+    balancedClose(text, open, closer, limit);
   if (close < 0) {
     return { input: cleanInput(text.slice(open + 1, segmentEnd)), closed: false, end: segmentEnd };
   }
@@ -162,4 +168,31 @@ export function resolveTool(name: string, tools: readonly string[] | undefined):
   // `Search Wikipedia` or `search-wikipedia` for the tool `search_wikipedia`.
   const joined = joinWords(cleaned);
   return tools.find((tool) => joinWords(tool) === joined) ?? cleaned;
+}
+
+/** A line that restates the call after an `Action Input:` (`Tool Name: search`, `**Tool Arguments:** {...}`). */
+const RESTATING =
+  /^[ \t>*_#-]*(?:tool|function)[ _-]?(?:name|input|inputs|arguments|args|parameters|params|call)[ \t*_]*[:：]/i;
+
+/**
+ * Where the two-line form's input `text[start, end)` ends: at the first line after its first that restates
+ * the call (`Tool Name:`, `Tool Input:`, `Tool Arguments:`, `Function Name:` and the like, see
+ * {@link RESTATING}) outside a code fence, or at `end`. One pass over the lines, each looked at for at most
+ * 64 characters.
+ */
+export function restatedAt(text: string, start: number, end: number): number {
+  let fence = '';
+  for (let line = lineAfter(text, start, end); line < end; line = lineAfter(text, line, end)) {
+    const head = text.slice(line, Math.min(end, line + 64));
+    const marker = /^[ \t]*(`{3,}|~{3,})/.exec(head)?.[1];
+    if (marker && (!fence || marker.startsWith(fence))) fence = fence ? '' : marker;
+    else if (!fence && RESTATING.test(head)) return line;
+  }
+  return end;
+}
+
+/** The start of the line after the one holding `from`, or `end`. */
+function lineAfter(text: string, from: number, end: number): number {
+  const newline = text.indexOf('\n', from);
+  return newline < 0 || newline >= end ? end : newline + 1;
 }

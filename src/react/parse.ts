@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { cleanInput, cleanToolName, readBracketInput, readHead, resolveTool, unwrapFence } from './action.js';
 import { cleanReply, toOriginal } from './clean.js';
 import { ENGLISH_LABELS, type LabelSet } from './labels.js';
-import { describeProblem } from './problems.js';
-import { type Item, type LabelIndex, labelIndex, normaliseWord, type Scan, scanReply } from './scan.js';
+import { describeProblem, type ProblemContext } from './problems.js';
+import { type Context, callsIn, type Found, readAction } from './read-action.js';
+import { type LabelIndex, labelIndex, type Scan, scanReply } from './scan.js';
 import { readThinking } from './think.js';
 import type { ActionTurn, FormatProblemKind, NoneTurn, Turn } from './turn.js';
 import { trimLines } from './visible.js';
@@ -50,31 +50,6 @@ export interface ReadTurn {
 /** The fields every turn may carry, filled before the turn's type is decided. */
 type Base = Pick<ActionTurn, 'thought' | 'inventedObservation'>;
 
-interface Context {
-  labels: LabelSet;
-  index: LabelIndex;
-  tools: readonly string[] | undefined;
-  cutOff: boolean;
-  observationCut: boolean;
-}
-
-/** What the items of a reply hold, before deciding the turn. */
-interface Found {
-  thought?: string;
-  action?: ActionFound;
-  answer?: { text: string; complete: boolean };
-  /** Where the first action ends in the text, and the later actions written after it. */
-  actionEnd?: number;
-  laterActions?: string[];
-}
-
-type ActionFound =
-  | { kind: 'tool'; tool: string; input: string; trailingText?: string; complete: boolean }
-  | { kind: 'empty'; written: string; complete: boolean }
-  | { kind: 'syntax'; written: string; complete: boolean };
-
-/** Action names that mean "no tool" (models copy `Action: None` from chat-style templates). */
-const EMPTY_NAMES = new Set(['', 'none', 'null', 'nil', 'n/a', 'no action', 'nothing', '-']);
 /** Words that decorate a placeholder answer (`your final answer here`) in the supported languages. */
 const PLACEHOLDER_FILLERS = new Set([
   'the',
@@ -184,11 +159,6 @@ function readCleaned(cleaned: string, context: Context): ReadTurn & { stopped: b
   return { turn, source: cleaned, end: found.actionEnd, stopped };
 }
 
-/** Tool calls written in text after an action's bracket (`search[b] lookup[c]`), as written. */
-function callsIn(text: string): string[] {
-  return text.match(/[\p{L}_][\p{L}\p{N}_-]*\s?[[(][^\])\n]*[\])]/gu) ?? [];
-}
-
 /**
  * Index in `text` where a model-written observation starts (the start of its line: a label, or a trailing
  * partial fragment such as `\nObserv` at the very end), or -1. The loop uses it to stop a stream early and
@@ -206,6 +176,7 @@ function none(
   base: Base,
   detail?: string,
   reasoning?: boolean,
+  json?: ProblemContext['json'],
 ): NoneTurn {
   const invented = base.inventedObservation === true;
   const problem = describeProblem(kind, {
@@ -214,6 +185,7 @@ function none(
     invented,
     ...(detail === undefined ? {} : { detail }),
     ...(reasoning ? { reasoning } : {}),
+    ...(json ? { json } : {}),
   });
   return { ...base, type: 'none', kind, problem };
 }
@@ -254,86 +226,6 @@ function collect(text: string, scan: Scan, context: Context): Found {
   return found;
 }
 
-/**
- * Reads the action at `items[k]` into `found` (as the action, or as the answer when it calls `finish`),
- * unless one of that kind was already found. Returns the offset up to which the text was consumed.
- */
-function readAction(
-  text: string,
-  items: readonly Item[],
-  k: number,
-  scan: Scan,
-  context: Context,
-  found: Found,
-) {
-  const item = items[k]!;
-  const next = items[k + 1];
-  const segmentEnd = next?.lineStart ?? scan.end;
-  const head = readHead(text, item.valueStart, segmentEnd);
-  const isFinish = context.index.finish.has(normaliseWord(cleanToolName(head.name)));
-  if (isFinish ? found.answer : found.action) {
-    if (!isFinish) {
-      found.laterActions ??= [];
-      // `Action: search[b] lookup[c]`: each call on its own.
-      const value = text.slice(item.valueStart, head.lineEnd).trim();
-      const calls = callsIn(value);
-      found.laterActions.push(...(calls.length > 1 ? calls : [value]));
-    }
-    return 0;
-  }
-  const endComplete = (hasNext: boolean) =>
-    hasNext || scan.invented || scan.newStep === true || !context.cutOff;
-  let input: { text: string; complete: boolean; trailingText?: string } | undefined;
-  let consumed = 0;
-  let actionEnd = segmentEnd;
-  let twoLine = false;
-  if (head.bracket >= 0) {
-    const read = readBracketInput(text, head.bracket, segmentEnd, scan.end);
-    input = { text: read.input, complete: read.closed || endComplete(next !== undefined) };
-    if (read.trailingText !== undefined) input.trailingText = read.trailingText;
-    consumed = read.end;
-    // Words after the bracket are not part of the action: it ends at the bracket.
-    actionEnd = read.trailingText === undefined ? read.end : (read.closeEnd ?? read.end);
-  } else if (next?.kind === 'actionInput') {
-    const inputEnd = items[k + 2]?.lineStart ?? scan.end;
-    const value = cleanInput(unwrapFence(text.slice(next.valueStart, inputEnd).trim()));
-    input = { text: value, complete: endComplete(k + 2 < items.length) };
-    consumed = inputEnd;
-    actionEnd = inputEnd;
-    twoLine = true;
-  }
-  if (isFinish && input) {
-    found.answer = { text: input.text, complete: input.complete };
-  } else {
-    found.action = classify(head.name, input, endComplete(next !== undefined), context, twoLine);
-    found.actionEnd = actionEnd;
-  }
-  return consumed;
-}
-
-/**
- * What an action line names. A name of several words is a tool name when it is a listed tool, or in the
- * two-line form (`Action: Search Wikipedia` + `Action Input: x`), where nothing else could be meant; on a
- * bracket line it is more likely prose (`Action: I will search[x]`) and gets `unknown-syntax`.
- */
-function classify(
-  written: string,
-  input: { text: string; complete: boolean; trailingText?: string } | undefined,
-  lineComplete: boolean,
-  context: Context,
-  twoLine: boolean,
-): ActionFound {
-  const tool = resolveTool(written, context.tools);
-  const known = context.tools?.includes(tool) ?? false;
-  if (!known && EMPTY_NAMES.has(tool.toLowerCase()))
-    return { kind: 'empty', written, complete: lineComplete };
-  if (!input || (/\s/.test(tool) && !known && !twoLine))
-    return { kind: 'syntax', written, complete: lineComplete };
-  const action: ActionFound = { kind: 'tool', tool, input: input.text, complete: input.complete };
-  if (input.trailingText !== undefined) action.trailingText = input.trailingText;
-  return action;
-}
-
 function isPlaceholder(answer: string, index: LabelIndex): boolean {
   if (/^[\s.…]*$/.test(answer)) return true;
   // Digits or other punctuation mean real content ("Answer: 42", "Answer: yes, it is").
@@ -368,7 +260,8 @@ function decide(found: Found, scan: Scan, context: Context, base: Base): Turn {
     };
   }
   if (action?.kind === 'empty') return none('empty-action', context, base, action.written || undefined);
-  if (action?.kind === 'syntax') return none('unknown-syntax', context, base, action.written);
+  if (action?.kind === 'syntax')
+    return none('unknown-syntax', context, base, action.written, undefined, action.json);
   if (context.cutOff) return none('truncated', context, base);
   if (scan.items.length > 0 || scan.invented) return none('no-action', context, base);
   return none('no-labels', context, base);

@@ -18,6 +18,11 @@ export interface ProblemContext {
   invented?: boolean;
   /** The reply stopped inside a `<think>` block (used by `truncated`). */
   reasoning?: boolean;
+  /**
+   * The action was a JSON blob that could not be read (used by `unknown-syntax`): the tool it named, when
+   * one could be found, and why it could not be read (`it is not valid JSON`).
+   */
+  json?: { tool?: string; reason: string };
 }
 
 const QUOTE_LIMIT = 80;
@@ -58,6 +63,10 @@ function what(kind: FormatProblemKind, context: ProblemContext): string {
         ? `Your ${w.answer} ${quote(detail)} is the template's placeholder, not an answer.`
         : `Your ${w.answer} is empty.`;
     case 'unknown-syntax': {
+      if (context.json) {
+        const { tool, reason } = context.json;
+        return `Your ${w.action} is written as a JSON blob, which could not be read: ${reason}. Write the action as \`${w.action}: ${tool ?? 'tool'}[input]\`, the input inside square brackets (JSON in the brackets only for a tool that takes JSON).`;
+      }
       const lower = detail.trim().toLowerCase();
       const tool = context.tools?.find((name) => name.toLowerCase() === lower);
       const hint = tool === undefined ? '' : ` Write it as \`${w.action}: ${tool}[input]\`.`;

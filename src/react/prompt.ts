@@ -8,7 +8,9 @@
  */
 import { type FewShotExample, renderExamples } from './examples.js';
 import { ENGLISH_LABELS, type LabelSet, primaryLabels } from './labels.js';
+import { neutraliseLines } from './observation.js';
 import { fill, promptText } from './prompt-text.js';
+import { splitLines } from './visible.js';
 
 /** What the prompt needs to know about a tool (no implementation). */
 export interface ToolDescription {
@@ -39,7 +41,8 @@ export interface SystemPromptOptions {
 }
 
 /**
- * Renders the system prompt: the tool list as `name[input]: description`, the exact per-turn format
+ * Renders the system prompt: the tool list as `name[input]: description` (tool metadata neutralised as tool
+ * output is: no description, name or hint can start a line that reads as a step), the exact per-turn format
  * (Thought then Action, or Thought then Answer, or `Action: finish[answer]`), and the rule that the model
  * stops after an Action because the program supplies the Observation (ReAct, Yao et al. 2022, section 2).
  * The prose is in the label set's language (English, Portuguese, French or Indonesian; English otherwise).
@@ -53,9 +56,7 @@ export function renderSystemPrompt(options: SystemPromptOptions): string {
   const l = primaryLabels(options.labels);
   const t = promptText(options.labels?.language ?? 'en');
   const f = (template: string) => fill(template, { ...l, language: options.contentLanguage ?? '' });
-  const toolLines = options.tools.map(
-    (tool) => `- ${tool.name}[${tool.inputHint ?? 'input'}]: ${tool.description}`,
-  );
+  const toolLines = options.tools.map((tool) => toolLine(tool, options.labels));
   toolLines.push(`- ${l.finish}[answer]: ${t.finishTool}`);
   const parts = [
     t.intro,
@@ -88,6 +89,24 @@ export function renderSystemPrompt(options: SystemPromptOptions): string {
       : renderExamples(options.examples ?? [], options.labels);
   if (examples) parts.push('', t.examples, '', examples);
   return parts.join('\n');
+}
+
+/**
+ * A tool's line of the prompt, `- name[hint]: description`. Tool metadata is data, as tool output is: the
+ * name and hint are put on one line (every line terminator a space), and a description of several lines
+ * keeps them, indented, each line that reads as a protocol label (in any language, however disguised)
+ * quoted with `> ` ({@link neutraliseLines}), so no tool can start a step in the system prompt.
+ */
+function toolLine(tool: ToolDescription, labels: LabelSet | undefined): string {
+  // The first line follows `name[hint]: `, so it starts no line of the prompt: it is kept as written.
+  const [first = '', ...rest] = splitLines(tool.description);
+  const more = rest.length ? neutraliseLines(rest.join('\n'), labels).map((line) => line && `  ${line}`) : [];
+  return `- ${oneLine(tool.name)}[${oneLine(tool.inputHint ?? 'input')}]: ${[first, ...more].join('\n')}`;
+}
+
+/** `text` with each line terminator made a space. */
+function oneLine(text: string): string {
+  return splitLines(text).join(' ');
 }
 
 /** One completed exchange in the transcript: what the model wrote and, for actions, what came back. */

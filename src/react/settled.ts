@@ -8,7 +8,7 @@
  * @module
  */
 import type { LabelSet } from './labels.js';
-import { type LabelIndex, labelIndex, mayBecomeLabel, readVisibleLabel } from './scan.js';
+import { type LabelIndex, labelIndex, mayBecomeLabel, readVisibleLabel, visibleLabelIndex } from './scan.js';
 import { StreamCut } from './stream-cut.js';
 import { nextLineBreak, visibleHead } from './visible.js';
 
@@ -102,7 +102,8 @@ function mayStillCut(head: string, index: LabelIndex, answered: boolean): boolea
   const line = /[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head;
   if (FENCE_START.test(line)) return true;
   const visible = visibleHead(line, LINE_HEAD);
-  if (mayBecomeLabel(line, 0, line.length, index) || mayBecomeLabel(visible, 0, visible.length, index))
+  const lookAlike = visibleLabelIndex(index);
+  if (mayBecomeLabel(line, 0, line.length, index) || mayBecomeLabel(visible, 0, visible.length, lookAlike))
     return true;
   const kind = readVisibleLabel(line, index);
   return kind === 'observation' || (answered && (kind === 'thought' || kind === 'question'));

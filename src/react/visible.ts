@@ -1,14 +1,16 @@
 /**
  * Text as a model reads it, for deciding whether a line of tool output poses as a protocol step:
  * split on every Unicode line terminator, invisible characters dropped, compatibility forms folded
- * (NFKD: fullwidth `Ａ`, mathematical `𝐀`, ligatures) and look-alike letters from other scripts mapped
- * to the Latin letters of the labels (Cyrillic `А`, Greek `Α`, small capitals `ᴀ`...).
+ * (NFKD: fullwidth `Ａ`, mathematical `𝐀`, ligatures) and look-alike letters and colons of other scripts
+ * mapped to what they imitate by Unicode's confusables data, UTS #39 (Cyrillic `А`, Greek `Α`, Lisu `ꓮ`,
+ * Cherokee `Ꭺ`, Coptic `ⲟ`, small capitals `ᴀ`, `꞉` `∶` `։` `ꓽ`...; see `confusables.ts`).
  *
  * Every function here is one pass over its input, without a regex per line, so tool output of any
  * size (10,000 lines, a megabyte of zero-width spaces) costs linear time.
  *
  * @module
  */
+import { CONFUSABLE_GROUPS } from './confusables.js';
 
 /**
  * Characters that end a line for some reader: LF, CR (alone or before LF), VT, FF, the file, group and
@@ -134,55 +136,23 @@ function kinds(): Uint8Array {
 
 const ASTRAL_DROP = /^[\p{Cf}\p{Mn}\p{Me}]$/u;
 
-/**
- * Letters of other scripts that look like the Latin letters of the protocol labels (after NFKD), from
- * Unicode's confusables data (UTS #39) for the Latin alphabet: Cyrillic, Greek, Armenian, Cherokee
- * capitals and Latin small capitals and variants. Case does not matter: labels match in any case.
- */
-const CONFUSABLE_GROUPS: Readonly<Record<string, string>> = {
-  a: 'аАαΑɑᴀꭺᎪ',
-  b: 'ВвΒʙᏴꞴ',
-  c: 'сСϲϹᴄᏟⅽ',
-  d: 'ԁᴅᎠ',
-  e: 'еЕεΕᴇꭼᎬҽ',
-  f: 'ꜰϝϜ',
-  g: 'ɡɢᏀԍ',
-  h: 'һНҺΗʜᎻհ',
-  i: 'іІӏӀιΙɪıᎥ',
-  j: 'јЈϳᴊᎫ',
-  k: 'кКκΚᴋᏦ',
-  l: 'ʟᏞ',
-  m: 'мМΜᴍᎷ',
-  n: 'ոΝɴ',
-  o: 'оОοΟσᴏօ',
-  p: 'рРρΡᴘᏢ',
-  q: 'ԛԚզ',
-  r: 'ʀᏒ',
-  s: 'ѕЅꜱᏚ',
-  t: 'тТτΤᴛᎢ',
-  u: 'ᴜսυ',
-  v: 'νᴠᏙ',
-  w: 'ԝԜᴡᏔ',
-  x: 'хХχΧ',
-  y: 'уУүҮΥʏ',
-  z: 'ΖᴢᏃ',
-};
+let confusables: Map<string, string> | undefined;
 
 /**
- * Characters that look like a colon (UTS #39 confusables of `:` and their kin): ratio `∶`, modifier letter
- * triangular and raised colons `ː` `˸`, modifier letter colon `꞉`, Armenian full stop `։`, runic
- * multiple punctuation `᛬`, Devanagari visarga `ः`, Hebrew sof pasuq `׃`, Mongolian colon `᠄`, two dot
- * punctuation `⁚`, Z notation type colon `⦂`, Lisu tone `ꓽ`. (Fullwidth, small and vertical forms fold to
- * `:` under NFKD.)
+ * What a character that is neither ASCII nor changed by NFKD reads as, when it reads as a label character:
+ * Unicode's confusables data (UTS #39) for the Latin letters, digits, colon and apostrophe (Cyrillic `А`,
+ * Greek `Ο`, Cherokee `Ꭺ`, Lisu `ꓮ`, Coptic `ⲟ`, Tifinagh `ⵏ`, the colons `꞉` `∶` `։` `᛬` `ꓽ`...), Latin small
+ * capitals (`ʀ`) and a few more (`confusables.ts`, generated). Built once, on first use.
  */
-const COLONS = '\u2236\u02d0\u02f8\ua789\u0589\u16ec\u0903\u05c3\u1804\u205a\u2982\ua4fd';
-
-const CONFUSABLES: ReadonlyMap<string, string> = new Map([
-  ...Object.entries(CONFUSABLE_GROUPS).flatMap(([latin, group]) =>
-    [...group].map((char): [string, string] => [char, latin]),
-  ),
-  ...[...COLONS].map((char): [string, string] => [char, ':']),
-]);
+function confusable(char: string): string | undefined {
+  if (!confusables) {
+    confusables = new Map();
+    for (const [reads, chars] of Object.entries(CONFUSABLE_GROUPS)) {
+      for (const char of chars) confusables.set(char, reads);
+    }
+  }
+  return confusables.get(char);
+}
 
 /**
  * The first `maxChars` visible characters of `line`, as a reader sees them: leading spaces and
@@ -272,21 +242,25 @@ function isBlank(code: number): boolean {
 }
 
 /**
- * NFKD, then marks and invisible characters dropped, spaces made plain (a run of them counts once) and
- * look-alikes mapped to Latin.
+ * Each character read as what it imitates (confusables data, looked up before anything else, as UTS #39's
+ * skeleton does), else NFKD-folded; then marks and invisible characters dropped, spaces made plain (a run of
+ * them counts once) and look-alikes among the folded characters mapped too.
  */
 function fold(text: string): string {
   const table = kinds();
   let out = '';
-  for (const char of text.normalize('NFKD')) {
-    const code = char.codePointAt(0)!;
-    let seen: string;
-    if (isBlank(code) || (code < 0x10000 && table[code] === SPACE)) seen = ' ';
-    else if (code < 0x80) seen = char;
-    else if (code >= 0x10000) seen = ASTRAL_DROP.test(char) ? '' : (CONFUSABLES.get(char) ?? char);
-    else seen = table[code] === DROP ? '' : (CONFUSABLES.get(char) ?? char);
-    if (seen === ' ' && out.endsWith(' ')) continue;
-    out += seen;
+  for (const original of text) {
+    const reads = original.charCodeAt(0) < 0x80 ? undefined : confusable(original);
+    for (const char of reads === undefined ? original.normalize('NFKD') : reads) {
+      const code = char.codePointAt(0)!;
+      let seen: string;
+      if (isBlank(code) || (code < 0x10000 && table[code] === SPACE)) seen = ' ';
+      else if (code < 0x80) seen = char;
+      else if (code >= 0x10000) seen = ASTRAL_DROP.test(char) ? '' : (confusable(char) ?? char);
+      else seen = table[code] === DROP ? '' : (confusable(char) ?? char);
+      if (seen === ' ' && out.endsWith(' ')) continue;
+      out += seen;
+    }
   }
   return out;
 }

@@ -13,7 +13,10 @@ export class CalculatorError extends Error {
 /** Operators the calculator understands. `%` is postfix percent, `^` is power. */
 export type Operator = '+' | '-' | '*' | '/' | '^' | '%';
 
-/** One token with its 1-based position in the input. */
+/**
+ * One token with its 1-based position in the input. A number's `value` is its text without thousands
+ * separators (`1,200e3` → `1200e3`).
+ */
 export type Token =
   | { kind: 'number'; text: string; value: string; position: number }
   | { kind: 'operator'; text: Operator; position: number }
@@ -31,14 +34,16 @@ const OPERATOR_ALIASES: Readonly<Record<string, Operator>> = {
   '%': '%',
 };
 
-// Thousands groups are exactly three digits; `(?!\d)` makes `1,2000` fail here and be reported below.
-const NUMBER = /\d+(?:,\d{3}(?!\d))*(?:\.\d+)?|\.\d+/y;
+// Thousands groups are exactly three digits; `(?!\d)` makes `1,2000` fail here and be reported below. An
+// exponent (`e+21`, as results are written) is part of the number only when digits follow the `e`.
+const NUMBER = /(?:\d+(?:,\d{3}(?!\d))*(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?/y;
 const WORD = /[\p{L}\p{N}_$.]+/uy;
 
 /**
  * Splits `expr` into tokens.
  *
- * Numbers may use `,` as a thousands separator (`1,200`) and may follow a `$` (`$20`). `**` is read as
+ * Numbers may use `,` as a thousands separator (`1,200`), may follow a `$` (`$20`) and may end in a decimal
+ * exponent (`1.5e+21`, `2E-3`, the form results are written in from 1e21 up). `**` is read as
  * `^`, and the Unicode signs `−` `×` `÷` as `-` `*` `/`.
  *
  * @throws {CalculatorError} on a character or word that is not part of arithmetic, or a malformed number.

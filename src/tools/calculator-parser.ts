@@ -142,7 +142,7 @@ class Parser {
     if (token === undefined) {
       throw new CalculatorError('Unexpected end of expression: expected a number or "("');
     }
-    if (token.kind === 'number') return inRange(new CalcDecimal(token.value), /[1-9]/.test(token.value));
+    if (token.kind === 'number') return literal(token.value);
     if (token.text === '(') return this.parenthesized(token.position);
     throw new CalculatorError(
       `Unexpected "${token.text}" at position ${token.position}: expected a number or "("`,
@@ -187,6 +187,27 @@ class Parser {
   }
 }
 
+/** Exponents of more digits than this are decided by their sign alone: far past any magnitude allowed. */
+const LONG_EXPONENT_DIGITS = 15;
+
+/**
+ * A number as written (`1200`, `.5`, `1.5e+21`), exactly. A literal out of range is an error like any other
+ * value: `1e999999999` is too large, `1e-999999999` too small; `0e999999999` is 0.
+ */
+function literal(text: string): Decimal {
+  const e = text.search(/[eE]/);
+  const mantissa = e < 0 ? text : text.slice(0, e);
+  const nonZero = /[1-9]/.test(mantissa);
+  if (e >= 0 && nonZero) {
+    // decimal.js reads the exponent as a JavaScript number: a long one would lose digits (or be Infinity).
+    const exponent = text.slice(e + 1).replace(/^[+-]?0*/, '');
+    if (exponent.length > LONG_EXPONENT_DIGITS) {
+      return inRange(text[e + 1] === '-' ? new CalcDecimal(0) : new CalcDecimal(Infinity), true);
+    }
+  }
+  return inRange(new CalcDecimal(e >= 0 && !nonZero ? '0' : text), nonZero);
+}
+
 /** `base ^ exponent`, the exponent a whole number within {@link MAX_EXPONENT}. */
 function power(base: Decimal, exponent: Decimal, caret: Token): Decimal {
   if (!exponent.isInteger() || exponent.abs().greaterThan(MAX_EXPONENT)) {
@@ -210,8 +231,12 @@ function plus(a: Decimal, b: Decimal): Decimal {
 /**
  * Turns decimal.js's silent overflow (Infinity) and underflow (0) into errors. `nonZero` says whether
  * the exact result is known to be non-zero, so a 0 can only be an underflow.
+ *
+ * @returns `value`, when it is finite and (if `nonZero`) not 0
+ * @throws {CalculatorError} "Result is too large" for an infinite value, "Result is too small" for a 0
+ * that should not be
  */
-function inRange(value: Decimal, nonZero: boolean): Decimal {
+export function inRange(value: Decimal, nonZero: boolean): Decimal {
   if (!value.isFinite()) {
     throw new CalculatorError(
       `Result is too large: magnitudes must stay below 1e+${MAX_RESULT_EXPONENT + 1}`,

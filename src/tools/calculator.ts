@@ -7,7 +7,7 @@
 
 import type { Decimal } from 'decimal.js';
 import { CalculatorError, tokenize } from './calculator-lexer.js';
-import { CalcDecimal, evaluateTokens } from './calculator-parser.js';
+import { CalcDecimal, evaluateTokens, inRange } from './calculator-parser.js';
 import type { Tool } from './types.js';
 
 export { CalculatorError } from './calculator-lexer.js';
@@ -27,7 +27,8 @@ export interface EvaluateOptions {
 /**
  * Evaluates an arithmetic expression exactly and returns the result as a plain decimal string.
  *
- * Supported: decimal numbers, thousands separators (`1,200`), a `$` right before a number (`$20`),
+ * Supported: decimal numbers, thousands separators (`1,200`), decimal exponents (`1.5e+21`, the form
+ * results from 1e21 up are written in), a `$` right before a number (`$20`),
  * `+ - * /`, unary `-` and `+`, parentheses (at most 50 levels), postfix percent (`15%` = 0.15) and
  * right-associative power `^` (also `**`) with a whole exponent from -1000 to 1000.
  *
@@ -73,9 +74,11 @@ export function evaluateExpression(expr: string, options: EvaluateOptions = {}):
  */
 function formatResult(value: Decimal): string {
   if (value.isZero()) return '0';
+  // A literal is kept exactly as written, so it may have more digits than the working precision.
   const rounded =
     value.sd() >= CalcDecimal.precision ? value.toSignificantDigits(RESULT_SIGNIFICANT_DIGITS) : value;
-  return new CalcDecimal(rounded).toString();
+  // Rounding 9.99...e+999999 up reaches 1e+1000000, past the largest magnitude: an error, not `Infinity`.
+  return new CalcDecimal(inRange(rounded, true)).toString();
 }
 
 /**

@@ -18,7 +18,16 @@ import {
   jsonSchemaAdapter,
   singleStringProperty,
 } from './mcp-schema.js';
+import {
+  capText,
+  cleanSchemaText,
+  MCP_MAX_HINT_CHARS,
+  MCP_MAX_NAME_CHARS,
+  mcpDescription,
+  oneLine,
+} from './mcp-text.js';
 import type { Tool } from './types.js';
+import { describeIssues } from './validate.js';
 
 export {
   McpConnectionError,
@@ -26,6 +35,7 @@ export {
   type McpServerOptions,
   type McpStdioServer,
 } from './mcp-connect.js';
+export { MCP_MAX_DESCRIPTION_CHARS } from './mcp-text.js';
 
 /** Options for {@link mcpTools} beyond the server itself. */
 export interface McpToolsOptions {
@@ -40,7 +50,10 @@ export interface McpToolsOptions {
 
 /** A taoloop {@link Tool} made from an MCP tool. */
 export interface McpTool extends Tool {
-  /** The tool's input schema as the server sent it (a JSON Schema object), less any `$schema` keyword. */
+  /**
+   * The tool's input schema as the server sent it (a JSON Schema object), less any `$schema` keyword, with
+   * its `description` and `title` texts on one line and capped like the tool's description.
+   */
   inputJsonSchema: Record<string, unknown>;
   /** The tool's name on the server (before sanitising and prefixing). */
   mcpName: string;
@@ -74,7 +87,13 @@ const MAX_LIST_PAGES = 100;
  *
  * Each MCP tool becomes a {@link McpTool}:
  * - `name`: the MCP name with anything but letters, digits, `_` and `-` replaced by `_`, after `prefix`
- *   and `_` when given; a name that would clash gets `_2`, `_3`, ...
+ *   and `_` when given, cut to 64 characters; a name that would clash gets `_2`, `_3`, ...
+ * - `description`: the server's description (or title) on one line, without control characters, cut to
+ *   {@link MCP_MAX_DESCRIPTION_CHARS} (1,000) characters with a marker (`… [description cut to 1000 of
+ *   600000 characters]`): it is sent with every request, and the server's text is data, never
+ *   instructions (the system prompt also quotes any line of a description that reads as a step). The
+ *   input hint is one line too (at most 160 characters), and so are the descriptions and titles inside
+ *   `inputJsonSchema`, which native tool calling sends.
  * - input: JSON in the brackets, validated against the tool's JSON Schema by the router (types,
  *   required and known properties: see `mcp-schema.ts`). When the schema has exactly one property and it
  *   is a string, plain text is accepted too and becomes that property (`save_note[buy milk]` sends
@@ -145,24 +164,24 @@ function toTool(listed: ListedTool, name: string, client: Client, timeoutMs: num
   const base = {
     name,
     mcpName: listed.name,
-    description: describeTool(listed),
+    description: mcpDescription(listed),
     effects: listed.annotations?.readOnlyHint === true ? ('read' as const) : ('external' as const),
     maxInputChars: MCP_MAX_INPUT_CHARS,
-    inputJsonSchema: withoutDialect(schema),
+    inputJsonSchema: cleanSchemaText(withoutDialect(schema)),
     ...(timeoutMs !== undefined && { timeoutMs }),
   };
   if (textProperty === undefined && !takesNoInput(schema)) {
     return {
       ...base,
       inputSchema: adapter,
-      inputHint: jsonInputHint(schema),
+      inputHint: capText(oneLine(jsonInputHint(schema)), MCP_MAX_HINT_CHARS, 'hint'),
       run: (input: Record<string, unknown>, { signal }) => call(input, signal),
     };
   }
   const read = (input: string) => argumentsFromText(input, textProperty, adapter, name);
   return {
     ...base,
-    inputHint: textProperty ?? '',
+    inputHint: capText(oneLine(textProperty ?? ''), MCP_MAX_HINT_CHARS, 'hint'),
     run: (input: string, { signal }) => call(read(input), signal),
   };
 }
@@ -214,16 +233,6 @@ function parseObject(input: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
 }
 
 async function callMcpTool(
@@ -282,17 +291,13 @@ function describePart(part: ContentPart): string {
   }
 }
 
-/** One line for the prompt: the description (or title) with its whitespace collapsed. */
-function describeTool(tool: ListedTool): string {
-  const text = tool.description ?? tool.annotations?.title ?? tool.title ?? '';
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line || `The MCP tool ${tool.name}.`;
-}
-
 /** A valid router name for an MCP tool, unique among `taken` (which it joins). */
 function uniqueName(mcpName: string, prefix: string | undefined, taken: Set<string>): string {
-  let name = (prefix ? `${prefix}_${mcpName}` : mcpName).replace(/[^\p{L}\p{N}_-]/gu, '_');
+  let name = (prefix ? `${prefix}_${mcpName}` : mcpName)
+    .slice(0, MCP_MAX_NAME_CHARS * 2)
+    .replace(/[^\p{L}\p{N}_-]/gu, '_');
   if (!/^\p{L}/u.test(name)) name = `mcp_${name}`;
+  name = [...name].slice(0, MCP_MAX_NAME_CHARS).join('');
   let unique = name;
   for (let n = 2; taken.has(unique); n += 1) unique = `${name}_${n}`;
   taken.add(unique);

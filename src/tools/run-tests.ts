@@ -8,7 +8,8 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolConfigError } from './router.js';
-import { CopyTooLargeError, ProjectChangedError } from './safe-copy.js';
+import { describeFileTooLarge, formatResult } from './run-tests-result.js';
+import { CopyTooLargeError, FileTooLargeError, ProjectChangedError } from './safe-copy.js';
 import {
   openRegularFile,
   PathRefusedError,
@@ -134,13 +135,16 @@ export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
       const mode = await chooseMode(options);
       const user = mode.kind === 'bwrap' && runningAsRoot() ? sandboxUserId() : undefined;
       const owner = user === undefined ? undefined : { uid: user, gid: user };
-      const maxBytes = mode.kind === 'bwrap' ? limits.maxDiskBytes : Number.POSITIVE_INFINITY;
-      const copy = await makeThrowawayCopy(rootReal, maxBytes, owner).catch(
+      const sandboxed = mode.kind === 'bwrap';
+      const maxBytes = sandboxed ? limits.maxDiskBytes : Number.POSITIVE_INFINITY;
+      const maxFileBytes = sandboxed ? limits.maxFileBytes : undefined;
+      const copy = await makeThrowawayCopy(rootReal, maxBytes, owner, maxFileBytes).catch(
         (error: NodeJS.ErrnoException) => {
           if (error instanceof ProjectChangedError) throw error;
           if (error instanceof CopyTooLargeError) {
             throw new Error(`${error.message} No test was run; the caller can raise limits.maxDiskBytes.`);
           }
+          if (error instanceof FileTooLargeError) throw new Error(describeFileTooLarge(error));
           // fs messages name absolute host paths; the model only needs to know that nothing ran.
           throw new Error(
             `Could not copy the project for the test run (${error.code ?? 'error'}); no test was run.`,
@@ -161,7 +165,7 @@ export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
         };
         const result = await runInMode(mode, run);
         if (result.aborted) throw new Error('run_tests was cancelled; the test processes were killed.');
-        return formatResult(result, mode.kind === 'direct', timeoutMs, maxOutputChars);
+        return formatResult(result, { sandbox: sandboxed ? limits : undefined, timeoutMs, maxOutputChars });
       } finally {
         await copy.cleanup();
       }
@@ -271,26 +275,6 @@ async function runInMode(mode: Mode, run: RunSettings): Promise<ProcessGroupResu
     env: { ...env, PATH: sandboxPath },
     passFds: copy.skipped.map((folder) => folder.handle.fd),
   });
-}
-
-/** `exit code N` (or how it ended) and the output's last `maxChars` characters. */
-function formatResult(
-  result: ProcessGroupResult,
-  direct: boolean,
-  timeoutMs: number,
-  maxChars: number,
-): string {
-  const status = result.timedOut
-    ? `timed out after ${timeoutMs} ms; the test processes were killed`
-    : result.exitCode !== null
-      ? `exit code ${result.exitCode}`
-      : `killed by ${result.signalName ?? 'a signal'}`;
-  const chars = [...result.tail];
-  const cut = chars.length > maxChars || result.droppedBytes > 0;
-  const tail = chars.slice(-maxChars).join('');
-  const header = `${direct ? '[unsandboxed] ' : ''}${status}`;
-  const body = tail.trim() === '' ? '(no output)' : `${cut ? '[... earlier output cut]\n' : ''}${tail}`;
-  return `${header}\n${body}`;
 }
 
 /** A test file name pattern: `*` matches any characters, everything else itself. */

@@ -35,6 +35,21 @@ export class CopyTooLargeError extends Error {
   override name = 'CopyTooLargeError';
 }
 
+/**
+ * A file of the project is larger than the copy's per-file limit ({@link CopyTreeOptions.maxFileBytes}).
+ * `file` is its path relative to the root, `/`-separated; `bytes` its size and `limit` the limit, in bytes.
+ */
+export class FileTooLargeError extends Error {
+  override name = 'FileTooLargeError';
+  constructor(
+    readonly file: string,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`${file} is ${bytes} bytes, over the per-file limit of ${limit} bytes.`);
+  }
+}
+
 /** A folder left out of the copy, still open, so it can be bound read-only without a path lookup. */
 export interface SkippedFolder {
   /** Its path relative to the root, `/`-separated. */
@@ -51,6 +66,11 @@ export interface CopyTreeOptions {
   skipFolderNames: readonly string[];
   /** Most bytes of file content copied (each file counted in whole 4 KiB pages); more throws. */
   maxBytes: number;
+  /**
+   * Largest file copied, in bytes: a larger one throws {@link FileTooLargeError} naming it (the sandbox's
+   * `RLIMIT_FSIZE` would otherwise kill the copy inside it). @default no limit
+   */
+  maxFileBytes?: number;
   /** Owner given to every copied entry (when running as root for an unprivileged sandbox user). */
   owner?: { uid: number; gid: number };
 }
@@ -83,6 +103,7 @@ function hasProcFd(): Promise<boolean> {
  *
  * @throws {ProjectChangedError} when the tree changed under the copy in a way that could lead outside.
  * @throws {CopyTooLargeError} when more than `maxBytes` would be copied.
+ * @throws {FileTooLargeError} when a file is larger than `maxFileBytes`.
  */
 export async function copyTree(
   rootReal: string,
@@ -187,6 +208,10 @@ async function copyFile(
       throw new CopyTooLargeError(
         `The project is larger than the sandbox's disk limit of ${options.maxBytes} bytes (node_modules and .git are not copied).`,
       );
+    }
+    // Checked after the disk limit: a project that cannot fit at all is told so first.
+    if (options.maxFileBytes !== undefined && info.size > options.maxFileBytes) {
+      throw new FileTooLargeError(rel, info.size, options.maxFileBytes);
     }
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     const target = await open(to, flags, seen.mode & 0o777);

@@ -259,14 +259,18 @@ export interface ThrowawayCopy {
  * symlinks are kept as they are, FIFOs, sockets and devices left out, and folders named in
  * {@link READ_ONLY_DIR_NAMES} skipped but kept open, to be bound read-only by descriptor.
  *
+ * @param maxBytes most bytes of file content copied (each file in whole 4 KiB pages)
  * @param owner owner of the copied entries (the sandbox user when running as root)
+ * @param maxFileBytes largest file copied, in bytes (the sandbox's per-file limit); @default no limit
  * @throws {ProjectChangedError} when the project changed under the copy (see {@link copyTree})
  * @throws {CopyTooLargeError} when the files copied exceed `maxBytes`
+ * @throws {FileTooLargeError} when a file is larger than `maxFileBytes`
  */
 export async function makeThrowawayCopy(
   rootReal: string,
   maxBytes: number,
   owner?: { uid: number; gid: number },
+  maxFileBytes?: number,
 ): Promise<ThrowawayCopy> {
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'taoloop-run-'));
   const remove = () => rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
@@ -277,6 +281,7 @@ export async function makeThrowawayCopy(
     const { skipped } = await copyTree(rootReal, copyRoot, {
       skipFolderNames: READ_ONLY_DIR_NAMES,
       maxBytes,
+      ...(maxFileBytes !== undefined && { maxFileBytes }),
       ...(owner ? { owner } : {}),
     });
     const cleanup = async () => {

@@ -107,3 +107,56 @@ describe('no input makes the calculator throw anything but its own error', () =>
     );
   });
 });
+
+describe('a value too large to represent is an error at any input size (issue 27, item 8)', () => {
+  /** 40 nines: a factor that fills the working precision, so the shown result is rounded. */
+  const nines = `9.${'9'.repeat(39)}`;
+
+  it('a long literal that rounds past the largest magnitude is too large (was "Infinity")', () => {
+    fails('9'.repeat(1_000_000), /too large/, 2_000_000);
+    fails(`-${'9'.repeat(1_000_000)}`, /too large/, 2_000_000);
+    fails(`${'9'.repeat(1_000_000)}.5`, /too large/, 2_000_000);
+  });
+
+  it('a result that rounds past the largest magnitude is too large (was "Infinity")', () => {
+    fails(`(10^1000)^999 * 10^999 * ${nines}`, /too large/);
+    fails(`-(10^1000)^999 * 10^999 * ${nines}`, /too large/);
+  });
+
+  it('literals in exponent notation, as results are written, are read; out of range they are errors', () => {
+    assert.equal(evaluateExpression('1e+21 * 3'), '3e+21');
+    assert.equal(evaluateExpression('1.5E3 + 2e-3'), '1500.002');
+    assert.equal(evaluateExpression('1,200e1'), '12000');
+    assert.equal(evaluateExpression('0e999999999999999999999'), '0');
+    fails('1e999999999', /too large/);
+    fails('1e1000000', /too large/);
+    fails(`1e${'9'.repeat(10_000)}`, /too large/);
+    fails('-1e999999999 * 0', /too large/);
+    fails('1e-999999999', /too small/);
+    fails(`0.5e-${'9'.repeat(10_000)}`, /too small/);
+    assert.equal(evaluateExpression('1e999999'), '1e+999999');
+    assert.equal(evaluateExpression('0.1e-999998'), '1e-999999');
+    fails('2e', /Unexpected "e"/);
+    fails('2e+', /Unexpected "e"/);
+  });
+
+  it('no literal, however long, gives Infinity or NaN', () => {
+    const literal = fc.tuple(
+      fc.constantFrom('', '-', '('),
+      fc.constantFrom('9', '1', '0', '5'),
+      fc.constantFrom(999_999, 1_000_000, 1_000_001),
+      fc.constantFrom('', '.5', '.99999', 'e0', 'e1', 'e-1', ' * 1', ' / 1', ' + 1', ' - 1'),
+    );
+    fc.assert(
+      fc.property(literal, ([sign, digit, count, tail]) => {
+        const expr = `${sign}${digit.repeat(count)}${tail}${sign === '(' ? ')' : ''}`;
+        try {
+          assert.doesNotMatch(evaluateExpression(expr, { maxInputChars: expr.length }), /Infinity|NaN/);
+        } catch (error) {
+          if (!(error instanceof CalculatorError)) throw error;
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -163,3 +163,41 @@ test('limits must be positive whole numbers', () => {
     /limits\.maxDiskBytes/,
   );
 });
+
+test('a project file over the per-file limit is named, with its size and the limit, before anything runs', {
+  skip: noSandbox,
+}, async () => {
+  // Under the disk limit (16 MiB), over the file limit (4 MiB): the copy into the sandbox would be killed.
+  await mkdir(path.join(root, 'data'), { recursive: true });
+  await writeFile(path.join(root, 'data', 'big.bin'), Buffer.alloc(5 * 1024 ** 2));
+  try {
+    await assert.rejects(run('small.test.js', "test('x', () => {});"), (error: Error) => {
+      assert.match(error.message, /data\/big\.bin is 5242880 bytes/);
+      assert.match(error.message, /per-file limit of 4194304 bytes/);
+      assert.match(error.message, /raise limits\.maxFileBytes/);
+      assert.match(error.message, /no test was run/);
+      assert.doesNotMatch(error.message, /exit code 153/);
+      return true;
+    });
+  } finally {
+    await rm(path.join(root, 'data'), { recursive: true });
+  }
+});
+
+test('a process the file size limit kills during the run is reported with the limit', {
+  skip: noSandbox,
+}, async () => {
+  await writeFile(path.join(root, 'write.test.sh'), 'head -c 8388608 /dev/zero > big.bin\n');
+  const tool = createRunTestsTool({
+    root,
+    timeoutMs: 20_000,
+    limits,
+    runner: ['sh'],
+    patterns: ['*.test.sh'],
+  });
+  const output = await tool.run('write.test.sh', { signal: AbortSignal.timeout(60_000) });
+  assert.match(output, /^exit code 153/);
+  assert.match(output, /SIGXFSZ/);
+  assert.match(output, /per-file limit of 4194304 bytes/);
+  assert.match(output, /limits\.maxFileBytes/);
+});

@@ -199,7 +199,6 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
     assert.match(outcome.message ?? '', /HTTP 404/);
     assert.match(outcome.message ?? '', /@wllama\/wllama\/esm\/wasm\/wllama\.wasm/);
     assert.match(outcome.message ?? '', /wasmUrl/);
-    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
   });
 
   test('a wasmUrl that serves a page instead fails the load at once, saying it is not WebAssembly', async () => {
@@ -208,7 +207,6 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
     assert.equal(outcome.name, 'ModelConfigError', JSON.stringify(outcome));
     assert.ok(outcome.message?.includes(wasmUrl), outcome.message);
     assert.match(outcome.message ?? '', /is not a WebAssembly file \(it starts with "<!do"/);
-    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
   });
 
   test('a wasm file that wllama cannot start fails after loadTimeoutMs instead of hanging', async () => {
@@ -226,7 +224,8 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
       /no progress for 3000 ms while starting llama\.cpp on the model from /,
     );
     assert.match(outcome.message ?? '', /loadTimeoutMs/);
-    assert.ok(outcome.ms >= 3000 && outcome.ms < 20_000, `took ${outcome.ms} ms`);
+    // Not before its limit; that it ends at all (not a hang) is the page's `limitMs`, no clock bound.
+    assert.ok(outcome.ms >= 3000, `took ${outcome.ms} ms`);
   });
 
   test('a model URL that answers 404 fails the load, naming the URL and the status', async () => {
@@ -236,7 +235,6 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
     assert.ok(outcome.message?.includes(modelUrl), outcome.message);
     assert.match(outcome.message ?? '', /HTTP 404/);
     assert.match(outcome.message ?? '', /Check the URL/);
-    assert.ok(outcome.ms < 30_000, `took ${outcome.ms} ms`);
   });
 
   test('a model URL that never answers fails after loadTimeoutMs, saying so', async () => {
@@ -246,7 +244,7 @@ describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { 
     assert.ok(outcome.message?.includes(modelUrl), outcome.message);
     assert.match(outcome.message ?? '', /no progress for 2000 ms while downloading the model/);
     assert.match(outcome.message ?? '', /loadTimeoutMs/);
-    assert.ok(outcome.ms >= 2000 && outcome.ms < 15_000, `took ${outcome.ms} ms`);
+    assert.ok(outcome.ms >= 2000, `took ${outcome.ms} ms`);
   });
 
   test('turns follow the grammar, stop at the stop sequence, stream, and reuse the prefix; a run works', async () => {

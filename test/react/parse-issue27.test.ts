@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseTurn, readTurn } from '../../src/react/parse.js';
+import { assertLinear } from '../helpers/linear.js';
 
 const tools = ['search', 'lookup', 'calculator'];
 
@@ -219,23 +220,6 @@ test('hostile inputs of these kinds parse in linear time', () => {
     'restating lines': (n) => `Action: a\nAction Input: x\n${'Tool Name: a\n'.repeat(n / 13)}`,
     'fenced blobs': (n) => 'Action:\n```json\n{"action": "a"}\n```\n'.repeat(n / 33),
   };
-  const time = (text: string) => {
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      parseTurn(text, { tools });
-      runs.push(performance.now() - start);
-    }
-    return Math.min(...runs);
-  };
-  for (const [name, build] of Object.entries(make)) {
-    time(build(10_000));
-    const small = time(build(10_000));
-    const large = time(build(100_000));
-    assert.ok(large < 500, `${name}: 100 kB took ${large.toFixed(1)} ms`);
-    assert.ok(
-      large <= small * 40 + 50,
-      `${name}: 10 kB ${small.toFixed(1)} ms, 100 kB ${large.toFixed(1)} ms`,
-    );
-  }
+  for (const [name, build] of Object.entries(make))
+    assertLinear(name, build, (t) => parseTurn(t, { tools }), 10_000);
 });

@@ -177,6 +177,7 @@ test('taoloop worker: TAOLOOP_MODEL_TIMEOUT ends a hung call with what happened;
   const tookMs = Date.now() - stopped;
   t.diagnostic(`the worker exited ${tookMs} ms after SIGTERM`);
   assert.deepEqual([code, signal], [0, null]);
-  assert.ok(tookMs < 5000, `the worker took ${tookMs} ms to exit`);
+  // Far under the call's 10-minute limit, with room for a busy machine.
+  assert.ok(tookMs < 60_000, `the worker took ${tookMs} ms to exit`);
   await waitFor('the hung request to be closed', () => hung.open() === 0, { timeoutMs: 5000 });
 });

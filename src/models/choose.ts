@@ -163,6 +163,14 @@ async function checkEmbedded(
 ): Promise<ModelCandidate> {
   const { DEFAULT_LOCAL_MODEL_URI, localModelStatus } = await import('./local-download.js');
   if (candidate.spec !== FALLBACK_EMBEDDED_SPEC) return candidate;
+  const { LLAMA_CPP_INSTALL, llamaCppInstalled } = await import('./local-engine.js');
+  if (!llamaCppInstalled()) {
+    return {
+      ...candidate,
+      available: false,
+      note: `in-process llama.cpp, which needs node-llama-cpp: not installed (run \`${LLAMA_CPP_INSTALL}\`)`,
+    };
+  }
   const status = await localModelStatus(DEFAULT_LOCAL_MODEL_URI, { ...localModel, env });
   if (status.cached !== undefined)
     return { ...candidate, note: `in-process llama.cpp; the default model is downloaded (${status.cached})` };
@@ -362,7 +370,7 @@ function toChoice(candidate: ModelCandidate): ModelChoice {
     ollama: `no --model, TAOLOOP_MODEL or API key, and ${candidate.note}`,
     embedded: candidate.available
       ? 'no --model, TAOLOOP_MODEL, API key or Ollama model: using the embedded local model'
-      : 'no --model, TAOLOOP_MODEL, API key or Ollama model, and the embedded local model is not downloaded and cannot be downloaded now (see its note): a run fails until a model is configured',
+      : 'no --model, TAOLOOP_MODEL, API key or Ollama model, and the embedded local model cannot be used now (see its note): a run fails until a model is configured',
   };
   return { spec, source: candidate.source, reason: reasons[candidate.source] };
 }

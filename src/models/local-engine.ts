@@ -69,13 +69,32 @@ export async function importLlamaCpp(): Promise<typeof import('node-llama-cpp')>
   try {
     return await import('node-llama-cpp');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
-      throw new ModelConfigError(
-        'The embedded local model needs node-llama-cpp, which is not installed: run `npm install node-llama-cpp@3.21.1`, or choose a provider with --model.',
-      );
-    }
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw llamaCppMissing();
     throw error;
   }
+}
+
+/** The exact install command for node-llama-cpp, the version taoloop is tested with. */
+export const LLAMA_CPP_INSTALL = 'npm install node-llama-cpp@3.21.1';
+
+/**
+ * Whether node-llama-cpp can be imported, found without loading it (`import.meta.resolve`), so that a run
+ * says it is missing before it downloads a model file of about 1 GB.
+ */
+export function llamaCppInstalled(): boolean {
+  try {
+    import.meta.resolve('node-llama-cpp');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The error for a local model without node-llama-cpp: what to install, or what to use instead. */
+export function llamaCppMissing(): ModelConfigError {
+  return new ModelConfigError(
+    `The embedded local model needs node-llama-cpp (an optional dependency, about 84 MB), which is not installed: run \`${LLAMA_CPP_INSTALL}\`, or choose a provider with --model (\`taoloop models\` lists them).`,
+  );
 }
 
 export function loadModelOnce(path: string): Promise<LoadedModel> {

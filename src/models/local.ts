@@ -24,6 +24,8 @@ import {
   type LoadedModel,
   type LocalSession,
   type LocalSessionOptions,
+  llamaCppInstalled,
+  llamaCppMissing,
   loadModelOnce,
 } from './local-engine.js';
 import { type TurnGrammarLimits, turnGrammar } from './local-grammar.js';
@@ -123,6 +125,8 @@ export async function localModel(source = '', options: LocalModelOptions = {}): 
   } catch (error) {
     throw new ModelConfigError(`Invalid grammarLimits: ${errorMessage(error)}`);
   }
+  // Checked first: without it, a download of about 1 GB would end in "not installed".
+  if (!llamaCppInstalled()) throw llamaCppMissing();
   const path = await resolveLocalModelPath(source, options.download);
   let session: LocalSession;
   let loaded: LoadedModel;

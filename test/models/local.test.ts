@@ -103,7 +103,7 @@ describe('local: model spec', () => {
     });
     assert.match(
       child.stdout,
-      /^ModelConfigError: The embedded local model needs node-llama-cpp, which is not installed: run `npm install node-llama-cpp@3\.21\.1`/,
+      /^ModelConfigError: The embedded local model needs node-llama-cpp \(an optional dependency, about 84 MB\), which is not installed: run `npm install node-llama-cpp@3\.21\.1`/,
       child.stderr,
     );
   });

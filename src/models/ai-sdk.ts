@@ -13,9 +13,10 @@
 
 import type { FinishReason as AiFinishReason, LanguageModel, LanguageModelUsage } from 'ai';
 import { abortAny } from '../util/signal.js';
+import { abortReason, toModelError } from './ai-sdk-errors.js';
 import { toAiMessage, toToolCall, toToolSet } from './ai-sdk-messages.js';
-import { type CallProgress, describeNetworkFailure, describeStall, trackCall } from './call-progress.js';
-import { ModelCallError, ModelTimeoutError } from './errors.js';
+import { type CallProgress, describeNetworkFailure, trackCall } from './call-progress.js';
+import { brokeOff, PassedOn, pause, retryDelayMs, StreamEndedEarlyError } from './stream-retry.js';
 import type {
   FinishReason,
   Model,
@@ -33,8 +34,10 @@ export interface FromLanguageModelOptions {
    */
   id?: string;
   /**
-   * How many times the AI SDK retries a retryable failure (HTTP 408, 409, 429, 5xx, connection
-   * errors) with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` headers.
+   * How many times a call is retried after a retryable failure (HTTP 408, 409, 429, 5xx, connection
+   * errors, and a response the server cut off midway, streamed or not) with exponential backoff from 2 s,
+   * honouring `retry-after-ms` / `retry-after` headers: by the AI SDK, and by the adapter for a stream
+   * that broke off once it began (the SDK retries only until a response starts).
    * @default 2 (the AI SDK's default)
    */
   maxRetries?: number;
@@ -172,7 +175,7 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
       rawFinishReason: result.rawFinishReason,
     };
   } catch (error) {
-    throw toModelError(error, settings.id, request.signal, progress);
+    throw toModelError(error, settings.id, request.signal, progress, aiSdk);
   } finally {
     call.release();
   }
@@ -210,54 +213,107 @@ function callSignal(outer: AbortSignal | undefined): { signal: AbortSignal | und
  * Streams one turn. `streamText` reports failures as `error` parts (and to `onError`, which logs
  * to the console by default) instead of throwing, so the full stream is read and errors thrown
  * here. A consumer that stops early aborts the HTTP request through an internal signal.
+ *
+ * A response that breaks off after it began (the server closed the connection mid-body, or ended the
+ * stream without a finish) is made again, as the AI SDK retries a dropped connection before the response:
+ * within the same `maxRetries` (the SDK's retries of this call count), after the same waits (2 s, 4 s, ...,
+ * or the response's `retry-after`), each reported to `request.onRetry`. Only what the new attempt adds to
+ * the parts already yielded is yielded (see `stream-retry.ts`).
  */
 async function* streamTurn(settings: CallSettings, request: ModelRequest): AsyncGenerator<ModelStreamPart> {
   const local = new AbortController();
   const signal = request.signal === undefined ? local.signal : abortAny([request.signal, local.signal]);
   let finished = false;
-  const progress = trackCall(signal, retriesOf(settings, request));
+  const retries = retriesOf(settings, request);
+  const progress = trackCall(signal, retries);
+  const passedOn = new PassedOn();
   try {
     const ai = await loadAi();
-    const result = ai.streamText({ ...callArguments(ai, settings, request, signal), onError: () => {} });
-    let usage: LanguageModelUsage | undefined;
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case 'text-delta':
-          if (part.text !== '') yield { type: 'text-delta', text: part.text };
-          break;
-        case 'reasoning-delta':
-          if (part.text !== '') yield { type: 'reasoning-delta', text: part.text };
-          break;
-        case 'tool-call':
-          yield { type: 'tool-call', toolCall: toToolCall(part) };
-          break;
-        case 'finish-step':
-          usage = part.usage;
-          break;
-        case 'finish':
-          finished = true;
-          // The step's usage keeps the provider's raw usage; the total is a sum without it.
-          yield {
-            type: 'finish',
-            usage: toModelUsage(usage ?? part.totalUsage),
-            finishReason: toFinishReason(part.finishReason),
-            rawFinishReason: part.rawFinishReason,
-          };
-          break;
-        case 'error':
-          throw part.error;
-        case 'abort':
-          throw abortReason(request.signal);
-        default:
-          break;
+    const isApiCallError = (e: unknown) => ai.APICallError.isInstance(e);
+    for (;;) {
+      try {
+        const left = Math.max(0, retries.maxRetries - (progress.retries ?? 0));
+        for await (const part of streamAttempt(ai, { ...settings, maxRetries: left }, request, signal)) {
+          const fresh = passedOn.admit(part);
+          if (part.type === 'finish') finished = true;
+          if (fresh) yield fresh;
+        }
+        return;
+      } catch (error) {
+        const retry = (progress.retries ?? 0) + 1;
+        if (signal.aborted || retry > retries.maxRetries || !brokeOff(error, isApiCallError)) throw error;
+        const what = describeBrokenOff(error, progress);
+        progress.failure = { error: what, at: performance.now() };
+        const delayMs = retryDelayMs(error, retry);
+        await pause(delayMs, signal);
+        // Reported here, as the retry is sent: the fetch has no failure left to report it again.
+        delete progress.failure;
+        progress.retries = retry;
+        retries.onRetry?.({ retry, maxRetries: retries.maxRetries, error: what, delayMs });
+        passedOn.restart();
       }
     }
-    if (!finished) throw new Error('the stream ended without a finish part');
   } catch (error) {
-    throw toModelError(error, settings.id, request.signal, progress);
+    throw toModelError(error, settings.id, request.signal, progress, aiSdk);
   } finally {
     if (!finished) local.abort();
   }
+}
+
+/** One attempt of a streamed turn: the AI SDK's parts as {@link ModelStreamPart}s, ending with `finish`. */
+async function* streamAttempt(
+  ai: AiSdk,
+  settings: CallSettings,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelStreamPart> {
+  const result = ai.streamText({ ...callArguments(ai, settings, request, signal), onError: () => {} });
+  let usage: LanguageModelUsage | undefined;
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case 'text-delta':
+        if (part.text !== '') yield { type: 'text-delta', text: part.text };
+        break;
+      case 'reasoning-delta':
+        if (part.text !== '') yield { type: 'reasoning-delta', text: part.text };
+        break;
+      case 'tool-call':
+        yield { type: 'tool-call', toolCall: toToolCall(part) };
+        break;
+      case 'finish-step':
+        usage = part.usage;
+        break;
+      case 'finish':
+        // The step's usage keeps the provider's raw usage; the total is a sum without it.
+        yield {
+          type: 'finish',
+          usage: toModelUsage(usage ?? part.totalUsage),
+          finishReason: toFinishReason(part.finishReason),
+          rawFinishReason: part.rawFinishReason,
+        };
+        return;
+      case 'error':
+        throw part.error;
+      case 'abort':
+        throw abortReason(request.signal);
+      default:
+        break;
+    }
+  }
+  throw new StreamEndedEarlyError();
+}
+
+/**
+ * What a response that broke off was, as a retry's or the call's error says it: `the server closed the
+ * connection mid-response (1204 bytes received)`, `the server ended the response before it was complete
+ * (no finish)`.
+ */
+function describeBrokenOff(error: unknown, progress: CallProgress): string {
+  if (error instanceof StreamEndedEarlyError) return error.message;
+  return (
+    describeNetworkFailure(error, progress) ??
+    `the server closed the connection mid-response (${progress.bytes} bytes received)`
+  );
 }
 
 function toFinishReason(reason: AiFinishReason | undefined): FinishReason {
@@ -301,115 +357,4 @@ export function toModelUsage(usage: LanguageModelUsage): ModelUsage {
   const cacheWrite = raw === undefined ? undefined : numberAt(raw, 'cache_creation_input_tokens');
   if (cacheWrite !== undefined) usageOut.cacheWriteInputTokens = cacheWrite;
   return usageOut;
-}
-
-function abortReason(signal: AbortSignal | undefined): unknown {
-  return signal?.reason ?? new DOMException('The model call was aborted.', 'AbortError');
-}
-
-function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
-  if (signal?.aborted === true && error === signal.reason) return true;
-  return error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError');
-}
-
-/**
- * Turns whatever the AI SDK threw into a {@link ModelCallError} that says what happened (a network failure
- * is named from its error codes and the call's progress, not the SDK's "Cannot connect to API"); a cut by
- * the caller's timeout becomes a {@link ModelTimeoutError} saying how far the call got; other aborts pass
- * through unchanged.
- */
-function toModelError(
-  error: unknown,
-  modelId: string,
-  signal: AbortSignal | undefined,
-  progress?: CallProgress,
-): unknown {
-  if (error instanceof ModelCallError) return error;
-  if (isAbort(error, signal)) return timedOut(signal, modelId, progress) ?? error;
-  // Only a call that loaded the AI SDK can have thrown one of its errors.
-  const isRetryError = (e: unknown): e is import('ai').RetryError => aiSdk?.RetryError.isInstance(e) === true;
-  const isApiCallError = (e: unknown): e is import('ai').APICallError =>
-    aiSdk?.APICallError.isInstance(e) === true;
-  let attempts: number | undefined;
-  let last = error;
-  if (isRetryError(error)) {
-    attempts = error.errors.length;
-    last = error.lastError;
-    if (isAbort(last, signal)) return timedOut(signal, modelId, progress) ?? last;
-  }
-  if (isApiCallError(last) && isSuccess(last.statusCode)) {
-    // A 2xx whose body broke off midway (connection closed): "HTTP 200" would mislead.
-    return new ModelCallError({
-      modelId,
-      providerMessage: `the response broke off midway (${causeChain(last)})`,
-      isRetryable: last.isRetryable,
-      attempts,
-      cause: error,
-    });
-  }
-  const network = describeNetworkFailure(last, progress);
-  if (network !== undefined) {
-    return new ModelCallError({
-      modelId,
-      providerMessage: network,
-      isRetryable: true,
-      attempts,
-      cause: error,
-    });
-  }
-  if (isApiCallError(last)) {
-    return new ModelCallError({
-      modelId,
-      providerMessage: last.message,
-      statusCode: last.statusCode,
-      isRetryable: last.isRetryable,
-      attempts,
-      cause: error,
-    });
-  }
-  return new ModelCallError({ modelId, providerMessage: messageOf(last), attempts, cause: error });
-}
-
-/** The {@link ModelTimeoutError} for a call its caller's timeout cut, else `undefined`. */
-function timedOut(
-  signal: AbortSignal | undefined,
-  modelId: string,
-  progress: CallProgress | undefined,
-): ModelTimeoutError | undefined {
-  const reason: unknown = signal?.reason;
-  if (!signal?.aborted || !(reason instanceof Error) || reason.name !== 'TimeoutError') return undefined;
-  if (reason instanceof ModelTimeoutError) return reason;
-  return new ModelTimeoutError(modelId, describeStall(progress), { cause: reason });
-}
-
-function isSuccess(status: number | undefined): boolean {
-  return status !== undefined && status >= 200 && status < 300;
-}
-
-/** The messages of an error's causes, e.g. `terminated: other side closed`. */
-function causeChain(error: Error): string {
-  const messages: string[] = [];
-  for (let cause = error.cause; cause instanceof Error && messages.length < 4; cause = cause.cause) {
-    messages.push(cause.message);
-  }
-  return messages.length ? messages.join(': ') : error.message;
-}
-
-/** A readable message from an Error, a provider error object (`{ message }` or `{ error: { message } }`) or anything else. */
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null) {
-    const record = error as Record<string, unknown>;
-    const nested = record.error;
-    if (typeof record.message === 'string') return record.message;
-    if (
-      typeof nested === 'object' &&
-      nested !== null &&
-      typeof (nested as Record<string, unknown>).message === 'string'
-    ) {
-      return (nested as { message: string }).message;
-    }
-    return JSON.stringify(error);
-  }
-  return String(error);
 }

@@ -107,14 +107,36 @@ export const trackingFetch: typeof fetch = async (input, init) => {
     };
   }
   if (!response.body) return response;
-  const counted = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
+  const reader = response.body.getReader();
+  const counted = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let read: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          // The body broke off (the server closed the connection mid-response): the attempt failed, and a
+          // retry that follows it is reported as one.
+          if (!init?.signal?.aborted) {
+            const what =
+              describeNetworkFailure(error, progress) ??
+              `the response broke off midway (${error instanceof Error ? error.message : String(error)})`;
+            progress.failure = { error: what, at: performance.now() };
+          }
+          controller.error(error);
+          return;
+        }
+        if (read.done) {
+          controller.close();
+          return;
+        }
         progress.lastDataAt = performance.now();
-        progress.bytes += chunk.byteLength;
-        controller.enqueue(chunk);
+        progress.bytes += read.value.byteLength;
+        controller.enqueue(read.value);
       },
-    }),
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
   );
   return new Response(counted, {
     status: response.status,
@@ -168,11 +190,13 @@ export function seconds(ms: number): string {
 }
 
 /**
- * What a call cut by a timeout had got to, as the end of a sentence: `no response headers within 120 s`,
- * `the stream stalled for 95 s (1204 bytes received, the last after 25 s)`, `no complete answer within
- * 120 s: still receiving (20480 bytes so far)`, `no answer within 120 s: the last attempt failed with HTTP
- * 429 and the next retry was still waiting (retry-after 30 s)`, or, without progress, `no complete answer
- * in time`.
+ * What a call cut by a timeout had got to, as the end of a sentence. It always leads with the whole call's
+ * time (from its start to the cut: the time its limit allowed, never an attempt's share of it), then says
+ * how far the last attempt got: `no response headers within 120 s`, `no response headers within 30 s
+ * (retry 2, sent 0.4 s before)`, `no complete answer within 120 s: the stream stalled for the last 95 s
+ * (1204 bytes received, the last after 25 s)`, `no complete answer within 120 s: still receiving (20480
+ * bytes so far)`, `no answer within 120 s: the last attempt failed with HTTP 429 and the next retry was
+ * still waiting (retry-after 30 s)`, or, without progress, `no complete answer in time`.
  */
 export function describeStall(
   progress: CallProgress | undefined,
@@ -188,8 +212,12 @@ export function describeStall(
   const { failure } = progress;
   if (failure !== undefined && failure.at <= now)
     return `no answer within ${total}: ${failed(progress, failure)}`;
-  if (progress.headersAt === undefined)
-    return `no response headers within ${seconds(now - progress.attemptAt)}`;
+  if (progress.headersAt === undefined) {
+    const retry = progress.retries
+      ? ` (retry ${progress.retries}, sent ${seconds(now - progress.attemptAt)} before)`
+      : '';
+    return `no response headers within ${total}${retry}`;
+  }
   const lastMove = progress.lastDataAt ?? progress.headersAt;
   const silentMs = now - lastMove;
   // Data that still flows is a slow or endless answer, not a stall.
@@ -200,7 +228,7 @@ export function describeStall(
     progress.bytes === 0
       ? 'headers received, no body'
       : `${progress.bytes} bytes received, the last after ${seconds(lastMove - progress.attemptAt)}`;
-  return `the stream stalled for ${seconds(silentMs)} (${received})`;
+  return `no complete answer within ${total}: the stream stalled for the last ${seconds(silentMs)} (${received})`;
 }
 
 /** `the last attempt failed with HTTP 429 and the next retry was still waiting (retry-after 30 s)`. */

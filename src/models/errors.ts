@@ -79,8 +79,9 @@ export class ModelCallError extends Error {
 /**
  * A model call cut by its timeout (`limits.modelTimeoutMs`, `--model-timeout`). Named `TimeoutError` like the
  * abort reason it replaces, so code that checks the name keeps working. The message says how far the
- * call got: `Model call to <id> timed out: no response headers within 120 s`, or `...: the stream
- * stalled for 95 s (1204 bytes received, the last after 25 s)`.
+ * call got, leading with the whole call's time: `Model call to <id> timed out: no response headers within
+ * 120 s`, or `...: no complete answer within 120 s: the stream stalled for the last 95 s (1204 bytes
+ * received, the last after 25 s)`.
  */
 export class ModelTimeoutError extends Error {
   override readonly name = 'TimeoutError';

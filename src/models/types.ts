@@ -194,7 +194,8 @@ export interface Model {
 /** Options for `resolveModelSpec`. */
 export interface ResolveModelOptions {
   /**
-   * Retries of a failed provider call (HTTP 408, 409, 429, 5xx, connection errors), done by the AI SDK
+   * Retries of a failed provider call (HTTP 408, 409, 429, 5xx, connection errors, a response cut off
+   * midway), done by the AI SDK (and by the adapter for a stream cut off once it began)
    * with exponential backoff from 2 s, honouring `retry-after-ms` / `retry-after` response headers
    * (when under 60 s). `0` disables retries. Ignored by `local:` and `replay:` models.
    * @default 2 (the AI SDK's default: up to 3 attempts in all)

@@ -55,5 +55,5 @@ export {
 export { type WikipediaApiNodeOptions, wikipediaApi, wikipediaCorpus } from '../tools/wikipedia.js';
 export { conversationOfTrace, createFileStore, type FileStoreOptions } from '../trace/conversation-store.js';
 export { type ReplayModel, type ReplayModelOptions, replayModel } from '../trace/replay-model.js';
-export { readTrace, type Trace, TraceFormatError } from '../trace/trace.js';
+export { readTrace, type Trace, TraceFormatError, TraceWriteError } from '../trace/trace.js';
 export { resolveModelSpec } from './resolve-model.js';

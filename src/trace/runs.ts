@@ -4,15 +4,17 @@
  * The folder is the project's `.taoloop/runs/` when it exists in the current folder (a project opts in by
  * creating it), else the user's cache: `$TAOLOOP_CACHE_DIR/runs`, `$XDG_CACHE_HOME/taoloop/runs` or
  * `~/.cache/taoloop/runs`. File names are `<ISO time>-<short id>.jsonl` with `:` written as `-` (so they
- * are valid on every file system and still sort by time).
+ * are valid on every file system and still sort by time); a run of a conversation has the conversation's
+ * key after the time, `<ISO time>.<key>-<short id>.jsonl`, so a conversation's traces are found by their
+ * names alone (see {@link conversationKey}).
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { readTrace } from './trace.js';
+import { parseTrace, readTraceText } from './trace.js';
 
 /** The runs folder for `cwd` and `env` (it may not exist yet). */
 export function runsFolder(cwd: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): string {
@@ -25,10 +27,22 @@ export function runsFolder(cwd: string = process.cwd(), env: NodeJS.ProcessEnv =
   return join(xdg ? resolve(xdg) : join(homedir(), '.cache'), 'taoloop', 'runs');
 }
 
-/** A new trace file name in `folder`: `2025-05-01T09-30-00.123Z-3fa9c1.jsonl`. */
-export function newRunFile(folder: string, now: Date = new Date()): string {
+/**
+ * A new trace file name in `folder`: `2025-05-01T09-30-00.123Z-3fa9c1.jsonl`, or for a run of conversation
+ * `conversationId`, `2025-05-01T09-30-00.123Z.<its key>-3fa9c1.jsonl` (see {@link conversationKey}).
+ */
+export function newRunFile(folder: string, now: Date = new Date(), conversationId?: string): string {
   const time = now.toISOString().replace(/:/g, '-');
-  return join(folder, `${time}-${randomBytes(3).toString('hex')}.jsonl`);
+  const key = conversationId === undefined ? '' : `.${conversationKey(conversationId)}`;
+  return join(folder, `${time}${key}-${randomBytes(3).toString('hex')}.jsonl`);
+}
+
+/**
+ * The key of conversation `conversationId` in trace file names: 16 hex digits of its SHA-256, whatever
+ * the id holds. A name says where to look, not what is there: a reader checks the trace's own header.
+ */
+export function conversationKey(conversationId: string): string {
+  return createHash('sha256').update(conversationId).digest('hex').slice(0, 16);
 }
 
 /** One line of `taoloop runs`. */
@@ -85,12 +99,17 @@ export function shortRunId(idOrFile: string): string {
   return /-([0-9a-f]{6})$/.exec(id)?.[1] ?? id;
 }
 
-/** Summarises one trace file; never throws (a broken file is reported as `unreadable`). */
-export function summarizeRun(file: string): RunSummary {
+/**
+ * Summarises one trace file; never throws (a broken file is reported as `unreadable`).
+ *
+ * @param read - Reads the file's text (the playground reads only regular files in its folder, never
+ *   through a symbolic link). @default readTraceText (a regular file, a symbolic link followed)
+ */
+export function summarizeRun(file: string, read: (file: string) => string = readTraceText): RunSummary {
   const id = basename(file, '.jsonl');
   const shortId = shortRunId(id);
   try {
-    const trace = readTrace(file);
+    const trace = parseTrace(read(file), file);
     const { header } = trace;
     // A trace is data: a field of the wrong type is left out (a number) or `?` (a text).
     const result = isRecord(trace.result) ? trace.result : undefined;
@@ -138,7 +157,9 @@ export function summarizeRun(file: string): RunSummary {
 
 /** The newest `limit` runs of `folder`, newest first. */
 export function listRuns(folder: string, limit = 20): RunSummary[] {
-  return runFiles(folder).slice(0, limit).map(summarizeRun);
+  return runFiles(folder)
+    .slice(0, limit)
+    .map((file) => summarizeRun(file));
 }
 
 /**

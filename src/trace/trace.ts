@@ -6,11 +6,14 @@
  *
  * @module
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { AgentEvent, RunResult, Step } from '../agent/types.js';
 import type { ModelMessage, ModelRequest } from '../models/types.js';
 import { createTraceCompactor, createTraceExpander } from './compact.js';
+import { NODE_TRACE_FS, type TraceFileSystem, TraceWriteError, writeWholeLines } from './trace-file.js';
+
+export { type TraceFileSystem, TraceWriteError } from './trace-file.js';
 
 /** The format name on a trace's first line. */
 export const TRACE_FORMAT = 'taoloop-trace';
@@ -83,9 +86,15 @@ export class TraceFormatError extends Error {
   override name = 'TraceFormatError';
 }
 
-/** Appends events to a trace file as they happen. */
+/**
+ * Appends events to a trace file as they happen. Its methods never throw: a line that cannot be written
+ * (a full disk, a removed folder) ends the writing (see {@link TraceWriterOptions.onError}), and the file
+ * keeps the whole lines written before it.
+ */
 export interface TraceWriter {
   readonly file: string;
+  /** Why the trace stopped being written, once a write failed; `undefined` while every line was written. */
+  readonly error: TraceWriteError | undefined;
   /**
    * Writes one event. Model deltas are held back and dropped when `model-end` brings the complete text;
    * a call that ends otherwise (stopped, failed) gets one `model-delta` line with what it had written.
@@ -99,16 +108,33 @@ export interface TraceWriter {
   writeError(message: string): void;
 }
 
+/** Options for {@link createTraceWriter}. */
+export interface TraceWriterOptions {
+  /**
+   * Called once, with a {@link TraceWriteError} (`the trace could not be written: <reason>`), when a line
+   * after the header cannot be written. Nothing more is written to the file after that (so it never has a
+   * gap, nor half a line: a line written in part is cut off again), and the run goes on.
+   * @default none: the failure is only kept in {@link TraceWriter.error}
+   */
+  onError?: (error: TraceWriteError) => void;
+  /** The file functions used (tests inject failures). @default node:fs */
+  fs?: TraceFileSystem;
+}
+
 /**
- * Creates the trace file with its header line. Each later `write` appends one line synchronously.
+ * Creates the trace file (and its folder) with its header line. Each later `write` appends one line
+ * synchronously, as one whole write; a failed one stops the writing and is reported to `options.onError`,
+ * never thrown.
  *
- * @throws {Error} when the file cannot be created.
+ * @throws {TraceWriteError} when the folder or the file cannot be created or its header line written (a
+ * file it made is removed again).
  */
 export function createTraceWriter(
   file: string,
   start: { question: string; modelId: string; conversationId?: string; meta?: Record<string, unknown> },
+  options: TraceWriterOptions = {},
 ): TraceWriter {
-  mkdirSync(dirname(file), { recursive: true });
+  const fs = options.fs ?? NODE_TRACE_FS;
   const started = Date.now();
   const header: TraceHeader = {
     type: 'trace-start',
@@ -120,20 +146,40 @@ export function createTraceWriter(
     ...(start.conversationId !== undefined && { conversationId: start.conversationId }),
     ...(start.meta && { meta: start.meta }),
   };
-  writeFileSync(file, `${JSON.stringify(header)}\n`);
+  try {
+    fs.mkdirSync(dirname(file), { recursive: true });
+    writeWholeLines(fs, file, `${JSON.stringify(header)}\n`, 'w');
+  } catch (error) {
+    throw new TraceWriteError(file, error);
+  }
   const compact = createTraceCompactor();
-  const append = (line: object) =>
-    appendFileSync(file, `${JSON.stringify({ ...line, atMs: Date.now() - started })}\n`);
+  let failure: TraceWriteError | undefined;
+  /** Writes the line `line()` makes (a line that cannot be made, such as a value JSON has no form for, fails too). */
+  const append = (line: () => object) => {
+    if (failure) return;
+    try {
+      writeWholeLines(fs, file, `${JSON.stringify({ ...line(), atMs: Date.now() - started })}\n`, 'a');
+    } catch (error) {
+      failure = new TraceWriteError(file, error);
+      try {
+        options.onError?.(failure);
+      } catch {}
+    }
+  };
   /** The text the model call in flight has streamed so far. */
   let unfinished: { step: number; text: string } | undefined;
   const flush = () => {
-    if (unfinished?.text) append({ type: 'model-delta', step: unfinished.step, text: unfinished.text });
+    const { step, text } = unfinished ?? { step: 0, text: '' };
+    if (text) append(() => ({ type: 'model-delta', step, text }));
     unfinished = undefined;
   };
   return {
     file,
+    get error() {
+      return failure;
+    },
     write(event) {
-      if (event.type === 'reasoning-delta') return;
+      if (failure || event.type === 'reasoning-delta') return;
       // A nested agent's (`agentTool`) deltas are not kept: its `model-end` has the complete text.
       if (event.type === 'agent-event' && /-delta$/.test(event.event.type)) return;
       if (event.type === 'model-delta') {
@@ -145,19 +191,19 @@ export function createTraceWriter(
       // `model-end` has the complete text; anything else ends the call without it: keep what was written.
       if (event.type === 'model-end') unfinished = undefined;
       else flush();
-      append(compact(event) as object);
+      append(() => compact(event) as object);
     },
     writeRequest(step, request) {
-      append({
+      append(() => ({
         type: 'model-request',
         step,
         messages: request.messages,
         ...(request.stopSequences && { stopSequences: request.stopSequences }),
-      });
+      }));
     },
     writeError(message) {
       flush();
-      append({ type: 'run-error', error: message });
+      append(() => ({ type: 'run-error', error: message }));
     },
   };
 }
@@ -169,7 +215,32 @@ export function createTraceWriter(
  * malformed line.
  */
 export function readTrace(file: string): Trace {
-  const lines = readFileSync(file, 'utf8').split('\n');
+  return parseTrace(readTraceText(file), file);
+}
+
+/**
+ * The text of trace file `file`. Only a regular file is read (a symlink to one is followed): a device such
+ * as `/dev/zero` would never end, and a FIFO would block (it is opened without waiting for a writer).
+ *
+ * @throws {TraceFormatError} for anything but a regular file; the file system's error when it cannot be read.
+ */
+export function readTraceText(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw new TraceFormatError(`${file} is not a regular file.`);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * {@link readTrace} of a trace's text already read; `file` names it in errors.
+ *
+ * @throws {TraceFormatError} as {@link readTrace}.
+ */
+export function parseTrace(text: string, file: string): Trace {
+  const lines = text.split('\n');
   const parsed: unknown[] = [];
   /** The file's line number (from 1) of each parsed line. */
   const lineNumbers: number[] = [];

@@ -15,6 +15,7 @@ import { streamResumedAgent } from '../agent/resume.js';
 import type { AgentEvent, ApprovalDecision, RunResult, RunState } from '../agent/types.js';
 import { errorMessage, ownField } from '../util/own.js';
 import { abortAny } from '../util/signal.js';
+import { ownData } from './own-data.js';
 import { pausedRunIn } from './ui-resume.js';
 import { toUIMessageStream } from './ui-stream.js';
 
@@ -32,9 +33,11 @@ export class UIMessagesError extends Error {
  * does not get to set the agent's instructions), or a user message with a part that is not text (a file).
  */
 export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
-  if (!Array.isArray(messages)) throw new UIMessagesError('`messages` must be an array of UI messages.');
+  // Read as own data: a field only `Object.prototype` has (prototype pollution) is absent.
+  const own = ownMessages(messages);
+  if (!Array.isArray(own)) throw new UIMessagesError('`messages` must be an array of UI messages.');
   const out: AgentMessage[] = [];
-  messages.forEach((message: Partial<UIMessage> | null, i) => {
+  own.forEach((message: Partial<UIMessage> | null, i) => {
     const role = message?.role;
     const parts = message?.parts;
     if ((role !== 'user' && role !== 'assistant') || !Array.isArray(parts)) {
@@ -45,6 +48,8 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
     const texts: string[] = [];
     for (const part of parts) {
       if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
+      else if (part?.type === 'text')
+        throw new UIMessagesError(`messages[${i}] has a text part without a \`text\` string.`);
       else if (role === 'user') {
         throw new UIMessagesError(
           `messages[${i}] has a ${JSON.stringify(part?.type)} part: this agent takes text messages only.`,
@@ -56,6 +61,15 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
     out.push({ role, content: text });
   });
   return out;
+}
+
+/** {@link ownData} of `messages`, a request that is nested too deeply being a {@link UIMessagesError}. */
+function ownMessages(messages: unknown): unknown {
+  try {
+    return ownData(messages);
+  } catch (error) {
+    throw new UIMessagesError(`\`messages\` cannot be read: ${errorMessage(error)}.`);
+  }
 }
 
 /** Options for {@link createAgentUIStreamResponse}: the run's options, without the conversation. */
@@ -118,8 +132,13 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
   }
   let run: { messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] };
   try {
-    const body = (await request.json()) as { messages?: unknown } | null;
-    run = await readChatRequest(body?.messages, settings);
+    // Every field of the body is read as the client's own data (`own-data.ts`).
+    const body = ownMessages(await request.json());
+    const messages =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as { messages?: unknown }).messages
+        : undefined;
+    run = await readChatRequest(messages, settings);
   } catch (error) {
     const known =
       error instanceof UIMessagesError || error instanceof AgentConfigError || error instanceof RunStateError;

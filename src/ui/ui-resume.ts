@@ -11,6 +11,7 @@
 
 import { RunStateError } from '../agent/errors.js';
 import type { ResumeInput } from '../agent/pause.js';
+import { ownData } from './own-data.js';
 
 /** What an approval response in a tool part looks like, read defensively (it comes from the client). */
 interface ApprovalPart {
@@ -22,17 +23,20 @@ interface ApprovalPart {
 /**
  * The paused run the last message answers: its state (from the last `data-run-pause` part of the last
  * message, an assistant message) and a decision per tool part (`tool-<name>` or `dynamic-tool`) of that
- * message in state `approval-responded`. Only an approval whose `approved` is exactly `true` approves;
- * anything else rejects (with the client's reason, if text). Approval fields on any other part (text,
- * reasoning, data) are not read. `undefined` when the last message is not an assistant message with a
- * `data-run-pause` part.
+ * message in state `approval-responded`. Only an approval whose own `approved` field is exactly `true`
+ * approves; anything else rejects (with the client's reason, if text). Every field is read as the client's
+ * own data (see `own-data.ts`): a field inherited from a polluted `Object.prototype` counts as absent.
+ * Approval fields on any other part (text, reasoning, data) are not read. `undefined` when the last message
+ * is not an assistant message with a `data-run-pause` part.
  *
  * @throws {RunStateError} (`decision`) when one approval id is answered by more than one tool part: which
  * answer counts would be a guess, so none does.
+ * @throws {OwnDataError} for a last message nested deeper than 200 levels.
  */
 export function pausedRunIn(messages: unknown): ResumeInput | undefined {
   if (!Array.isArray(messages)) return undefined;
-  const last: unknown = messages.at(-1);
+  // Read as own data: an `approved` (or any field) only `Object.prototype` has is absent, and rejects.
+  const last: unknown = ownData(messages.at(-1));
   if (!isRecord(last) || last.role !== 'assistant' || !Array.isArray(last.parts)) return undefined;
   const parts = last.parts.filter(isRecord);
   const pause = parts.findLast((part) => part.type === 'data-run-pause');

@@ -4,53 +4,32 @@
  *
  * @module
  */
-import { createReadStream, existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentMessage } from '../agent/conversation.js';
-import type { ApprovalDecision, RunResult } from '../agent/types.js';
-import type { ModelPrice, PriceTable } from '../models/pricing.js';
+import type { RunResult } from '../agent/types.js';
+import type { PriceTable } from '../models/pricing.js';
 import { parseModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { toolNeedsApproval } from '../tools/router.js';
-import type { SearchDocuments } from '../tools/search-tool.js';
 import type { Tool } from '../tools/types.js';
-import { readTrace, type TraceHeader } from '../trace/trace.js';
+import { parseTrace } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
+import { traceText } from './api-traces.js';
 import type { BrowserModelSource } from './browser-assets.js';
-import { SECURITY_HEADERS } from './guard.js';
-import { HttpError, openEventStream, readJsonObject, sendJson } from './http.js';
-import { type RunMessage, type RunOptionsMessage, RunSession } from './run-session.js';
+import type { PlaygroundContext } from './context.js';
+import { HttpError, sendJson } from './http.js';
+import { MAX_STEPS_RANGE, readDecision, readRunBody } from './request-body.js';
+import { RunSession } from './run-session.js';
 import { listRuns, newRunFileId, runFile } from './runs-store.js';
 
-/** The step limit the page's slider allows. */
-export const MAX_STEPS_RANGE = { min: 1, max: 20, default: 8 } as const;
-/** Longest question accepted, in characters. */
-const MAX_QUESTION_CHARS = 4000;
-/** Longest edited tool input accepted, in characters (the tool's own limit still applies). */
-const MAX_EDIT_CHARS = 10_000;
+export { getEvents, getTraceFile } from './api-traces.js';
+export type { PlaygroundContext } from './context.js';
+export { MAX_STEPS_RANGE } from './request-body.js';
+
 /** Finished runs kept in memory for viewers; older ones are read back from their trace files. */
 const KEEP_FINISHED = 50;
-
-/** What the endpoints share. */
-export interface PlaygroundContext {
-  /** Model specs the page may pick from; no other spec is ever resolved. */
-  models: readonly string[];
-  /** Shown when `models` is empty. */
-  modelHelp: string;
-  /** Shown under the model picker when there are models (e.g. why a model is not offered). */
-  modelNote?: string;
-  tools: readonly Tool[];
-  createModel: (spec: string) => Promise<Model>;
-  runsDir: string;
-  prices?: PriceTable;
-  /** The price of every offered model, over `prices` (see `PlaygroundOptions.price`). */
-  price?: ModelPrice;
-  sessions: Map<string, RunSession>;
-  /** The model the page runs itself, if any (see `PlaygroundOptions.browserModel`). */
-  browserModel?: BrowserModelSource;
-  /** The documents the in-page search tool searches. */
-  browserDocuments?: SearchDocuments;
-}
+/** Runs in progress at once unless the playground is told otherwise (`PlaygroundOptions.maxRuns`). */
+export const DEFAULT_MAX_RUNS = 4;
 
 /**
  * How the model picker names a spec: the model's name first, then where it runs, so that two models on
@@ -122,41 +101,38 @@ export function getRuns(ctx: PlaygroundContext, response: ServerResponse): void 
 /**
  * `POST /api/runs` `{ question, model, tools, maxSteps, continueFrom? }` → `{ id }`: starts a run.
  * With `continueFrom` (the id of a run that answered), the question is a follow-up in that run's
- * conversation.
+ * conversation. Every field is read as the client's own (see `request-body.ts`). Refused with 429 while
+ * `ctx.maxRuns` runs are in progress.
  */
 export async function postRun(
   ctx: PlaygroundContext,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const body = await readJsonObject(request);
-  const question = typeof body.question === 'string' ? body.question.trim() : '';
-  if (!question) throw new HttpError(400, 'type a question first');
-  if (question.length > MAX_QUESTION_CHARS)
-    throw new HttpError(400, `the question is over ${MAX_QUESTION_CHARS} characters`);
+  const body = await readRunBody(request);
+  const { question } = body;
   const spec = body.model;
   if (typeof spec !== 'string' || !ctx.models.includes(spec))
     throw new HttpError(400, `pick one of the configured models: ${ctx.models.join(', ') || '(none)'}`);
   const tools = pickTools(ctx.tools, body.tools);
   const maxSteps = body.maxSteps ?? MAX_STEPS_RANGE.default;
-  if (
-    typeof maxSteps !== 'number' ||
-    !Number.isInteger(maxSteps) ||
-    maxSteps < MAX_STEPS_RANGE.min ||
-    maxSteps > MAX_STEPS_RANGE.max
-  )
-    throw new HttpError(
-      400,
-      `maxSteps must be a whole number from ${MAX_STEPS_RANGE.min} to ${MAX_STEPS_RANGE.max}`,
-    );
   const earlier = body.continueFrom === undefined ? undefined : conversationOf(ctx, body.continueFrom);
+  const running = [...ctx.sessions.values()].filter((session) => session.active).length + ctx.starting;
+  if (running >= ctx.maxRuns)
+    throw new HttpError(
+      429,
+      `${running} runs are already running; wait for one to finish or raise --max-runs`,
+    );
+  ctx.starting += 1;
   let model: Model;
   try {
     model = await ctx.createModel(spec);
   } catch (error) {
     throw new HttpError(400, `the model "${spec}" cannot be used: ${errorMessage(error)}`);
+  } finally {
+    ctx.starting -= 1;
   }
-  const id = newRunFileId(ctx.runsDir);
+  const id = newRunFileId(ctx.runsDir, new Date(), earlier?.conversationId);
   const file = runFile(ctx.runsDir, id) as string;
   const session = new RunSession({
     id,
@@ -177,9 +153,8 @@ export async function postRun(
 /** The conversation after run `id` (which must have answered), to continue it with a follow-up. */
 function conversationOf(
   ctx: PlaygroundContext,
-  id: unknown,
+  id: string,
 ): { messages: AgentMessage[]; continueFrom: string; conversationId: string } {
-  if (typeof id !== 'string') throw new HttpError(400, 'continueFrom must be the id of an earlier run');
   const session = ctx.sessions.get(id);
   let result: RunResult | undefined;
   let conversationId = id;
@@ -190,7 +165,7 @@ function conversationOf(
     conversationId = session.conversationId;
   } else {
     try {
-      const trace = readTrace(traceFile(ctx, id));
+      const trace = parseTrace(traceText(ctx, id), id);
       result = trace.result;
       conversationId = trace.header.conversationId ?? id;
     } catch (error) {
@@ -210,10 +185,8 @@ function withPrices(ctx: PlaygroundContext, modelId: string): { prices?: PriceTa
 }
 
 /** The offered tools named in `names` (all of them when `names` is absent). */
-function pickTools(offered: readonly Tool[], names: unknown): Tool[] {
+function pickTools(offered: readonly Tool[], names: string[] | undefined): Tool[] {
   if (names === undefined) return [...offered];
-  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
-    throw new HttpError(400, 'tools must be a list of tool names');
   if (names.length === 0)
     throw new HttpError(
       400,
@@ -231,87 +204,6 @@ function forgetOldSessions(sessions: Map<string, RunSession>): void {
 }
 
 /**
- * `GET /api/runs/:id/events`: the run's messages as server-sent events. A run in memory is replayed from
- * `Last-Event-ID` and followed live; an older run is replayed from its trace file. Both end with
- * `stream-end`.
- */
-export function getEvents(
-  ctx: PlaygroundContext,
-  id: string,
-  request: IncomingMessage,
-  response: ServerResponse,
-): void {
-  const session = ctx.sessions.get(id);
-  if (!session) {
-    replayTrace(traceFile(ctx, id), response);
-    return;
-  }
-  const send = openEventStream(response);
-  const lastId = Number(request.headers['last-event-id']);
-  const unsubscribe = session.subscribe(
-    (message, index) => {
-      send(message, index);
-      if (message.type === 'stream-end') response.end();
-    },
-    Number.isInteger(lastId) ? lastId + 1 : 0,
-  );
-  response.on('close', unsubscribe);
-}
-
-function replayTrace(file: string, response: ServerResponse): void {
-  let messages: RunMessage[];
-  try {
-    const trace = readTrace(file);
-    const options = runOptionsOf(trace.header);
-    messages = [
-      ...(options ? [options] : []),
-      ...trace.events.flatMap(({ atMs: _, ...line }) => (line.type === 'reasoning-delta' ? [] : [line])),
-    ];
-  } catch (error) {
-    throw new HttpError(422, `the trace cannot be read: ${errorMessage(error)}`);
-  }
-  const send = openEventStream(response);
-  messages.forEach((message, index) => {
-    send(message, index);
-  });
-  send({ type: 'stream-end' } satisfies RunMessage, messages.length);
-  response.end();
-}
-
-/** The `run-options` message of a run the playground started, from its trace's header. */
-function runOptionsOf(header: TraceHeader): RunOptionsMessage | undefined {
-  const meta = header.meta ?? {};
-  if (meta.source !== 'playground' || typeof meta.model !== 'string') return undefined;
-  return {
-    type: 'run-options',
-    question: header.question,
-    model: meta.model,
-    tools: Array.isArray(meta.tools) ? meta.tools.map(String) : [],
-    maxSteps: typeof meta.maxSteps === 'number' ? meta.maxSteps : MAX_STEPS_RANGE.default,
-    ...(typeof meta.continueFrom === 'string' && { continueFrom: meta.continueFrom }),
-    thread: Array.isArray(meta.thread) ? (meta.thread as RunOptionsMessage['thread']) : [],
-  };
-}
-
-/** The trace file of run `id`; 404 when the id is malformed or no such file exists. */
-function traceFile(ctx: PlaygroundContext, id: string): string {
-  const file = runFile(ctx.runsDir, id);
-  if (!file || !existsSync(file)) throw new HttpError(404, `no run "${id}"`);
-  return file;
-}
-
-/** `GET /api/runs/:id/trace.jsonl`: the trace file, as a download. */
-export function getTraceFile(ctx: PlaygroundContext, id: string, response: ServerResponse): void {
-  const file = traceFile(ctx, id);
-  response.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': 'application/x-ndjson; charset=utf-8',
-    'content-disposition': `attachment; filename="taoloop-${id}.jsonl"`,
-  });
-  createReadStream(file).pipe(response);
-}
-
-/**
  * `POST /api/runs/:id/approvals/:requestId` with `{ type: 'approve' }`, `{ type: 'reject', reason? }` or
  * `{ type: 'edit', input }`: answers a waiting approval request (409 when it no longer waits).
  */
@@ -323,30 +215,10 @@ export async function postApproval(
   response: ServerResponse,
 ): Promise<void> {
   const session = liveSession(ctx, id);
-  const decision = parseDecision(await readJsonObject(request));
+  const decision = await readDecision(request);
   if (!session.decide(requestId, decision))
     throw new HttpError(409, `approval request ${requestId} is not waiting (already answered?)`);
   sendJson(response, 200, { ok: true });
-}
-
-function parseDecision(body: Record<string, unknown>): ApprovalDecision {
-  switch (body.type) {
-    case 'approve':
-      return { type: 'approve' };
-    case 'reject':
-      return typeof body.reason === 'string' && body.reason.trim()
-        ? { type: 'reject', reason: body.reason.trim().slice(0, 500) }
-        : { type: 'reject' };
-    case 'edit':
-      if (typeof body.input !== 'string' || body.input.length > MAX_EDIT_CHARS)
-        throw new HttpError(
-          400,
-          `an edit needs the new input as a string of at most ${MAX_EDIT_CHARS} characters`,
-        );
-      return { type: 'edit', input: body.input };
-    default:
-      throw new HttpError(400, 'type must be "approve", "reject" or "edit"');
-  }
 }
 
 /** `POST /api/runs/:id/stop`: aborts the run. */

@@ -45,7 +45,10 @@ export function sendFile(response: ServerResponse, file: string, contentType: st
     'content-type': contentType,
     'content-length': statSync(file).size,
   });
-  createReadStream(file).pipe(response);
+  const stream = createReadStream(file);
+  // A file that cannot be read after all (removed since) ends this response, not the server.
+  stream.on('error', () => response.destroy());
+  stream.pipe(response);
 }
 
 /** Sends `value` as JSON. */

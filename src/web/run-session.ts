@@ -23,6 +23,8 @@ import { errorMessage } from '../util/own.js';
  * - `approval-pending`: a tool call waits for the page; answer it at `.../approvals/<requestId>`;
  * - `run-error`: the run could not start or crashed (a caller mistake such as an invalid tool list),
  *   the same line a trace ends with after a crash;
+ * - `trace-error`: the run's trace could not be written (`the trace could not be written: <reason>`, a full
+ *   disk, a removed runs folder); the run goes on, shown live, but is not kept in the runs folder;
  * - `stream-end`: nothing more will come; the page closes its `EventSource`.
  */
 export type RunMessage =
@@ -39,6 +41,7 @@ export type RunMessage =
       effects: ToolEffects;
     }
   | { type: 'run-error'; error: string }
+  | { type: 'trace-error'; error: string }
   | { type: 'stream-end' };
 
 /**
@@ -173,6 +176,30 @@ export class RunSession {
     });
   }
 
+  /**
+   * The run's trace writer; a trace that cannot be created, or a line that cannot be written later, is a
+   * `trace-error` message and the run goes on without it (a full disk ends no run, and no other run).
+   */
+  #openTrace(file: string, runOptions: RunOptionsMessage, modelId: string): TraceWriter | undefined {
+    const { type: _, ...meta } = runOptions;
+    const onError = (error: Error) => this.#emit({ type: 'trace-error', error: error.message });
+    try {
+      return createTraceWriter(
+        file,
+        {
+          question: runOptions.question,
+          modelId,
+          conversationId: this.conversationId,
+          meta: { source: 'playground', ...meta },
+        },
+        { onError },
+      );
+    } catch (error) {
+      onError(error instanceof Error ? error : new Error(errorMessage(error)));
+      return undefined;
+    }
+  }
+
   async #drive(options: RunSessionOptions): Promise<void> {
     const { question, tools, maxSteps, earlier } = options;
     const model = watchRequests(options.model, (request) => this.#onRequest(request));
@@ -187,13 +214,7 @@ export class RunSession {
     };
     this.#emit(runOptions);
     try {
-      const { type: _, ...meta } = runOptions;
-      this.#trace = createTraceWriter(options.file, {
-        question,
-        modelId: model.id,
-        conversationId: this.conversationId,
-        meta: { source: 'playground', ...meta },
-      });
+      this.#trace = this.#openTrace(options.file, runOptions, model.id);
       const asked = earlier
         ? { messages: [...earlier.messages, { role: 'user' as const, content: question }] }
         : { question };

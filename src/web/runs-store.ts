@@ -1,12 +1,14 @@
 /**
  * The runs folder as the playground sees it: traces named by run id, listed newest first. Folder, names
- * and summaries come from `trace/runs.ts` (shared with `taoloop runs`); this module adds the id check that
- * keeps a request inside the folder.
+ * and summaries come from `trace/runs.ts` (shared with `taoloop runs`); this module adds what keeps a
+ * request inside the folder: the id check, and reading a trace only from a regular file that is in the
+ * folder itself (never through a symbolic link, whose target may be anywhere).
  *
  * @module
  */
-import { basename, join } from 'node:path';
-import { listRuns as listRunFiles, newRunFile, type RunSummary as TraceRunSummary } from '../trace/runs.js';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { newRunFile, runFiles, summarizeRun, type RunSummary as TraceRunSummary } from '../trace/runs.js';
 
 /** One past run, as listed on the page (no file paths). */
 export type RunSummary = Omit<TraceRunSummary, 'file'>;
@@ -14,9 +16,17 @@ export type RunSummary = Omit<TraceRunSummary, 'file'>;
 /** Run ids are file names without `.jsonl`: no separators, no leading dot, so no way out of the folder. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** A new run id in `dir` (the trace file's name without `.jsonl`: start time, then a random suffix). */
-export function newRunFileId(dir: string, now: Date = new Date()): string {
-  return basename(newRunFile(dir, now), '.jsonl');
+/** A trace the playground refuses to read: a symbolic link, not a regular file, or outside the folder. */
+export class RunFileRefused extends Error {
+  override name = 'RunFileRefused';
+}
+
+/**
+ * A new run id in `dir` (the trace file's name without `.jsonl`: start time, the key of the conversation it
+ * continues if any, then a random suffix; see `newRunFile`).
+ */
+export function newRunFileId(dir: string, now: Date = new Date(), conversationId?: string): string {
+  return basename(newRunFile(dir, now, conversationId), '.jsonl');
 }
 
 /** The trace file of run `id` in `dir`, or `undefined` when `id` is not a valid run id. */
@@ -24,9 +34,80 @@ export function runFile(dir: string, id: string): string | undefined {
   return RUN_ID.test(id) ? join(dir, `${id}.jsonl`) : undefined;
 }
 
-/** The newest `limit` runs in `dir`, newest first; a missing folder has none. */
+/**
+ * Opens the trace of run `id` in `dir` for reading: `fd` (the caller closes it) and `size` in bytes. The
+ * file is opened without following a symbolic link (`O_NOFOLLOW`, and `lstat` first where the system has
+ * no such flag), must be a regular file, and its real path must be in the real runs folder.
+ *
+ * @returns `undefined` when `id` is not a run id or no such file exists.
+ * @throws {RunFileRefused} for a symbolic link, anything but a regular file, or a file outside the folder.
+ */
+export function openRunFile(dir: string, id: string): { fd: number; size: number } | undefined {
+  const file = runFile(dir, id);
+  if (!file) return undefined;
+  let fd: number;
+  try {
+    if (lstatSync(file).isSymbolicLink())
+      throw new RunFileRefused(`the trace of run "${id}" is a symbolic link`);
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new RunFileRefused(`the trace of run "${id}" is a symbolic link`);
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new RunFileRefused(`the trace of run "${id}" is not a regular file`);
+    if (dirname(realpathSync(file)) !== realpathSync(dir))
+      throw new RunFileRefused(`the trace of run "${id}" is not in the runs folder`);
+    return { fd, size: stat.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * The text of run `id`'s trace, read as {@link openRunFile} opens it.
+ *
+ * @returns `undefined` when there is no such run.
+ * @throws {RunFileRefused} as {@link openRunFile}.
+ */
+export function readRunFile(dir: string, id: string): string | undefined {
+  const opened = openRunFile(dir, id);
+  if (!opened) return undefined;
+  try {
+    return readFileSync(opened.fd, 'utf8');
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * The newest `limit` runs in `dir`, newest first; a missing folder has none. A trace the playground would
+ * refuse to read (see {@link openRunFile}) is not listed.
+ */
 export function listRuns(dir: string, limit = 50): RunSummary[] {
-  return listRunFiles(dir, limit)
-    .filter((run) => RUN_ID.test(run.id))
-    .map(({ file: _, ...run }) => run);
+  const runs: RunSummary[] = [];
+  for (const file of runFiles(dir)) {
+    if (runs.length >= limit) break;
+    const id = basename(file, '.jsonl');
+    if (!RUN_ID.test(id)) continue;
+    let text: string | undefined;
+    let problem: unknown;
+    try {
+      text = readRunFile(dir, id);
+      if (text === undefined) continue; // gone since the folder was listed
+    } catch (error) {
+      if (error instanceof RunFileRefused) continue;
+      problem = error;
+    }
+    const { file: _, ...run } = summarizeRun(file, () => {
+      if (text === undefined) throw problem;
+      return text;
+    });
+    runs.push(run);
+  }
+  return runs;
 }

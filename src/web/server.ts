@@ -21,6 +21,7 @@ import type { Tool } from '../tools/types.js';
 import { runsFolder } from '../trace/runs.js';
 import { errorMessage } from '../util/own.js';
 import {
+  DEFAULT_MAX_RUNS,
   getBrowserDocuments,
   getConfig,
   getEvents,
@@ -73,6 +74,13 @@ export interface PlaygroundOptions {
   createModel?: (spec: string) => Promise<Model>;
   /** Where each run's JSONL trace is written and past runs are read from. @default runsFolder(): `.taoloop/runs/` or the cache */
   runsDir?: string;
+  /**
+   * Runs in progress at once (each holds a model call or a tool). One more is refused with HTTP 429 and
+   * `{ error: "N runs are already running; wait for one to finish or raise --max-runs" }`, which the page
+   * shows. A whole number, 1 or more.
+   * @default 4
+   */
+  maxRuns?: number;
   /** Prices for the cost counter, merged over the built-in table. */
   prices?: PriceTable;
   /**
@@ -125,6 +133,7 @@ export interface Playground {
 /**
  * Starts the playground server and resolves once it listens.
  *
+ * @throws {TypeError} for a `maxRuns` that is not a whole number 1 or more, or a bad `token`.
  * @throws {Error} when the port is taken or the host cannot be bound (the `listen` error, e.g.
  * `EADDRINUSE`).
  * @example
@@ -186,9 +195,23 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
     ...(options.prices && { prices: options.prices }),
     ...(options.price && { price: options.price }),
     sessions: new Map(),
+    maxRuns: maxRunsOf(options.maxRuns),
+    starting: 0,
     ...(options.browserModel !== undefined && { browserModel: browserModelSource(options.browserModel) }),
     ...(options.browserDocuments && { browserDocuments: options.browserDocuments }),
   };
+}
+
+/**
+ * The limit on runs in progress at once.
+ *
+ * @throws {TypeError} for anything but a whole number 1 or more.
+ */
+function maxRunsOf(given: unknown): number {
+  if (given === undefined) return DEFAULT_MAX_RUNS;
+  if (typeof given !== 'number' || !Number.isInteger(given) || given < 1)
+    throw new TypeError(`maxRuns must be a whole number 1 or more (got ${String(given)}).`);
+  return given;
 }
 
 /** Checks the request, then dispatches it to the page or an API handler. */

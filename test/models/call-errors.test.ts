@@ -85,11 +85,11 @@ test('describeStall tells silence from a slow answer that still flows', () => {
   assert.equal(describeStall(base, 120_000), 'no response headers within 120 s');
   assert.equal(
     describeStall({ ...base, headersAt: 100, lastDataAt: 25_000, bytes: 1204 }, 120_000),
-    'the stream stalled for 95 s (1204 bytes received, the last after 25 s)',
+    'no complete answer within 120 s: the stream stalled for the last 95 s (1204 bytes received, the last after 25 s)',
   );
   assert.equal(
     describeStall({ ...base, headersAt: 100, bytes: 0 }, 120_000),
-    'the stream stalled for 120 s (headers received, no body)',
+    'no complete answer within 120 s: the stream stalled for the last 120 s (headers received, no body)',
   );
   assert.equal(
     describeStall({ ...base, headersAt: 100, lastDataAt: 119_990, bytes: 20_480 }, 120_000),
@@ -169,4 +169,23 @@ test('describeStall names a failed attempt whose retry had not been sent', () =>
     describeStall({ ...base, failure: { error: 'HTTP 400', at: 50 } }, 4000),
     'no answer within 4.0 s: the last attempt failed with HTTP 400',
   );
+});
+
+test("a timeout message leads with the whole call's time, never an attempt's share of it", () => {
+  // The call was cut at 30 s; its last attempt (retry 2) was sent 0.4 s before, and had no headers yet.
+  const retried = { startedAt: 0, attemptAt: 29_600, bytes: 0, retries: 2, maxRetries: 2 };
+  assert.equal(
+    describeStall(retried, 30_000),
+    'no response headers within 30 s (retry 2, sent 0.4 s before)',
+  );
+  const cases = [
+    { ...retried, attemptAt: 29_990 },
+    // A retry that had started to answer, then went quiet.
+    { startedAt: 0, attemptAt: 27_800, headersAt: 27_850, lastDataAt: 27_900, bytes: 5, retries: 1 },
+    { startedAt: 0, attemptAt: 29_000, headersAt: 29_100, lastDataAt: 29_950, bytes: 5, retries: 1 },
+  ];
+  for (const progress of cases) {
+    const message = describeStall(progress, 30_000);
+    assert.equal(/within (\d+(?:\.\d)?) s/.exec(message)?.[1], '30', message);
+  }
 });

@@ -58,6 +58,24 @@ test('a crashed run ends with a run-error line, read back as `error`; a cut-off 
   );
 });
 
+test('a run that crashes mid-call keeps the text the model had streamed, then the run-error line', () => {
+  const file = join(dir, 'crash-partial.jsonl');
+  const writer = createTraceWriter(file, { question: 'q', modelId: 'm' });
+  writer.write({ type: 'model-start', step: 1 });
+  writer.write({ type: 'model-delta', step: 1, text: 'Thought: I need ', shown: 'Thought: I need ' });
+  writer.write({ type: 'model-delta', step: 1, text: 'the price.', shown: 'the price.' });
+  writer.writeError('killed by SIGTERM');
+  const trace = readTrace(file);
+  assert.deepEqual(
+    trace.events.map((e) => e.type),
+    ['model-start', 'model-delta', 'run-error'],
+  );
+  const partial = trace.events[1] as { text: string; step: number };
+  assert.equal(partial.text, 'Thought: I need the price.');
+  assert.equal(partial.step, 1);
+  assert.equal(trace.error, 'killed by SIGTERM');
+});
+
 test('files that are not traces are refused with a clear error', () => {
   const file = join(dir, 'other.jsonl');
   writeFileSync(file, '{"hello": 1}\n');

@@ -22,7 +22,7 @@ import type { RunCommandOptions } from '../options.js';
 import { safeText } from '../safe-text.js';
 import { type PrepareContext, type PreparedRun, prepareAgent } from '../setup.js';
 import { onStopSignals } from '../signals.js';
-import { consumeRun, onInterrupts, terminalOutput } from './run.js';
+import { consumeRun, onInterrupts, terminalOutput, warnTraceFailed } from './run.js';
 
 /** Runs the conversation until `/exit` or the end of input, and returns the exit code (0). */
 export async function chatCommand(
@@ -43,7 +43,10 @@ export async function chatCommand(
   const prepared = await prepareAgent(options, { ...context, command: 'chat', cwd });
   const continued =
     options.continue === undefined ? undefined : continuedConversation(options.continue, cwd, process.env);
-  const files = createFileStore(runsFolder(cwd, process.env), { meta: prepared.meta });
+  const files = createFileStore(runsFolder(cwd, process.env), {
+    meta: prepared.meta,
+    onError: (error) => warnTraceFailed(prepared.messages, error),
+  });
   const store = continued ? startingWith(files, continued) : files;
   const words = prepared.messages.chat;
   const say = (text: string) => process.stderr.write(`${pc.dim(text)}\n`);

@@ -14,7 +14,7 @@ import type { AgentEvent, RunResult } from '../../agent/types.js';
 import { ENGLISH_LABELS } from '../../react/labels.js';
 import { ToolConfigError } from '../../tools/router.js';
 import { newRunFile, runsFolder, shortRunId } from '../../trace/runs.js';
-import { createTraceWriter, type TraceWriter } from '../../trace/trace.js';
+import { createTraceWriter, TraceWriteError, type TraceWriter } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
 import { terminalApprover } from '../approve.js';
 import { continuedConversation } from '../continue.js';
@@ -57,7 +57,10 @@ export async function runCommand(
   }
   const target: TraceTarget = options.trace
     ? { file: options.trace, explicit: true }
-    : { file: newRunFile(runsFolder(cwd, process.env)), explicit: false };
+    : {
+        file: newRunFile(runsFolder(cwd, process.env), new Date(), continued?.conversationId),
+        explicit: false,
+      };
   const controller = new AbortController();
   let trace: TraceWriter | undefined;
   const stopInterrupts = onInterrupts(controller, prepared.messages.stopping, () => trace, prepared.messages);
@@ -91,7 +94,10 @@ export async function runCommand(
     spinner.stop();
     stopInterrupts();
   }
-  if (trace && !options.json) process.stderr.write(pc.dim(`${prepared.messages.trace} ${trace.file}\n`));
+  // A trace that stopped being written was said when it happened (`traceWriteFailed`); the exit code stays
+  // the run's: the answer was printed, only the record of it is incomplete.
+  if (trace && !trace.error && !options.json)
+    process.stderr.write(pc.dim(`${prepared.messages.trace} ${trace.file}\n`));
   return result?.status === 'answered' ? EXIT.answered : EXIT.noAnswer;
 }
 
@@ -178,7 +184,11 @@ export async function consumeRun(
   return result;
 }
 
-/** Creates the trace file; a default location that cannot be written is a warning, `--trace FILE` an error. */
+/**
+ * Creates the trace file; a default location that cannot be written is a warning, `--trace FILE` an error.
+ * A line that cannot be written later (a full disk, a removed folder) is a warning on standard error, and
+ * the run goes on without its trace.
+ */
 function openTrace(
   target: TraceTarget,
   prepared: PreparedRun,
@@ -186,12 +196,16 @@ function openTrace(
   conversationId: string | undefined,
 ): TraceWriter | undefined {
   try {
-    return createTraceWriter(target.file, {
-      question,
-      modelId: prepared.agent.model.id,
-      ...(conversationId !== undefined && { conversationId }),
-      meta: prepared.meta,
-    });
+    return createTraceWriter(
+      target.file,
+      {
+        question,
+        modelId: prepared.agent.model.id,
+        ...(conversationId !== undefined && { conversationId }),
+        meta: prepared.meta,
+      },
+      { onError: (error) => warnTraceFailed(prepared.messages, error) },
+    );
   } catch (error) {
     if (target.explicit)
       throw new UsageError(
@@ -204,7 +218,11 @@ function openTrace(
   }
 }
 
-/** Why a run whose human tool found its input closed stops (the result's error and the footer say it). */
+/** Says on standard error that the run's trace stopped being written, and why. */
+export function warnTraceFailed(messages: Pick<CliMessages, 'traceWriteFailed'>, error: Error): void {
+  const detail = error instanceof TraceWriteError ? error.reason : error.message;
+  process.stderr.write(`\n${pc.yellow(`taoloop: ${fill(messages.traceWriteFailed, { detail })}`)}\n`);
+}
 
 /**
  * First Ctrl-C, SIGTERM or SIGHUP: abort the run (it ends with status `aborted`, a complete trace and exit

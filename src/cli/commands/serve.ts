@@ -7,7 +7,7 @@
 
 import { type Command, Option } from 'commander';
 import type { ModelPrice } from '../../models/pricing.js';
-import { portNumber, pricePair } from '../options.js';
+import { portNumber, positiveInt, pricePair } from '../options.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
@@ -22,6 +22,7 @@ interface ServeCommandOptions {
   runsDir?: string;
   price?: ModelPrice;
   browserModel?: string;
+  maxRuns?: number;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -67,6 +68,12 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
     .option('--runs-dir <dir>', 'where run traces are written and read back (default: the runs folder)')
     .addOption(
       new Option(
+        '--max-runs <n>',
+        'runs in progress at once; the page is told to wait when one more is asked for (default: 4)',
+      ).argParser(positiveInt),
+    )
+    .addOption(
+      new Option(
         '--price <in/out>',
         "the offered models' price in USD per million input/output tokens, e.g. 0.15/0.60, for the page's cost (default: the built-in prices of known hosted models)",
       )
@@ -93,6 +100,7 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       tools,
       ...(options.host !== undefined && { host: options.host }),
       ...(options.runsDir !== undefined && { runsDir: options.runsDir }),
+      ...(options.maxRuns !== undefined && { maxRuns: options.maxRuns }),
       ...(options.price !== undefined && { price: options.price }),
       ...(options.browserModel !== undefined && { browserModel: options.browserModel }),
       ...(options.browserModel !== undefined &&

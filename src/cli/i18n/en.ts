@@ -60,6 +60,7 @@ export const EN: CliMessages = {
   },
   noTrace: 'not keeping a trace of this run ({detail}); use --trace FILE.',
   cannotWriteTrace: 'cannot write the trace to {file}: {detail}',
+  traceWriteFailed: 'the trace could not be written: {detail}. The run goes on without it.',
   inputEnded: 'the input ended (standard input is closed), so nobody can answer the human tool',
   stoppingBecause: '{reason}; stopping the run.',
   runFailed: 'the run failed: {detail}',

@@ -64,6 +64,7 @@ export const FR: CliMessages = {
   },
   noTrace: 'pas de trace pour cette exécution ({detail}) ; utilisez --trace FICHIER.',
   cannotWriteTrace: 'impossible d’écrire la trace dans {file} : {detail}',
+  traceWriteFailed: 'la trace n’a pas pu être écrite : {detail}. L’exécution continue sans elle.',
   inputEnded:
     'l’entrée est terminée (l’entrée standard est fermée), personne ne peut donc répondre à l’outil human',
   stoppingBecause: '{reason} ; arrêt de l’exécution.',

@@ -63,6 +63,7 @@ export const ID: CliMessages = {
   },
   noTrace: 'jejak proses ini tidak disimpan ({detail}); gunakan --trace BERKAS.',
   cannotWriteTrace: 'tidak dapat menulis jejak ke {file}: {detail}',
+  traceWriteFailed: 'jejak tidak dapat ditulis: {detail}. Proses berlanjut tanpanya.',
   inputEnded: 'masukan berakhir (masukan standar tertutup), jadi tidak ada yang bisa menjawab alat human',
   stoppingBecause: '{reason}; menghentikan proses.',
   runFailed: 'proses gagal: {detail}',

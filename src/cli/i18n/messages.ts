@@ -58,6 +58,8 @@ export interface CliMessages {
   noTrace: string;
   /** `--trace FILE` cannot be written; `{file}`, `{detail}`. */
   cannotWriteTrace: string;
+  /** A trace line could not be written (a full disk, a removed folder); `{detail}`: why, naming the file. */
+  traceWriteFailed: string;
   /** The human tool's input ended: the reason the run stops (in the result and on screen). */
   inputEnded: string;
   /** Said when the run stops for `inputEnded`; `{reason}`. */

@@ -63,6 +63,7 @@ export const PT: CliMessages = {
   },
   noTrace: 'sem registro desta execução ({detail}); use --trace ARQUIVO.',
   cannotWriteTrace: 'não é possível gravar o registro em {file}: {detail}',
+  traceWriteFailed: 'o registro não pôde ser gravado: {detail}. A execução continua sem ele.',
   inputEnded:
     'a entrada terminou (a entrada padrão está fechada), então ninguém pode responder à ferramenta human',
   stoppingBecause: '{reason}; parando a execução.',

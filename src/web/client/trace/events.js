@@ -21,6 +21,11 @@ export function createTraceEvents({ ui, state, hooks, setStatus, steps, live, tu
     'step-end': (message) => turns.showObservation(message.step),
     'run-end': (message) => ending.showEnd(message.result),
     'run-error': (message) => ending.showError(message.error),
+    // The run goes on; only its trace file is lost.
+    'trace-error': (message) => {
+      steps.addBlock('error', 'The trace is not kept', message.error);
+      setStatus(message.error);
+    },
   };
 
   /** The run's question, model and tools, above its trace. */

@@ -218,8 +218,9 @@ export async function* streamTurn(
   try {
     parts = model.stream(retries.watch({ ...request, signal: controller.signal }))[Symbol.asyncIterator]();
     for (let first = true; ; first = false) {
-      // Retries come before a stream's first part (a provider retries the request, not a stream half read),
-      // so only that wait watches for them as they happen; a later one is passed on at the next part.
+      // Most retries come before a stream's first part (a provider retries the request), so only that wait
+      // watches for them as they happen; a later one (a stream cut off midway, retried by the adapter) is
+      // passed on with the next part.
       const next = first ? yield* retries.until(parts.next(), step) : await parts.next();
       if (!first) yield* retries.take(step);
       if (next.done) break;

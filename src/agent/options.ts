@@ -46,8 +46,9 @@ export interface AgentLimits {
   timeoutMs?: number;
   /**
    * Limit for one model call (each attempt of it, in a durable run) in milliseconds; a call past it
-   * fails the run with `error`, saying how far it got (`no response headers within 120 s`, `the stream
-   * stalled for 95 s ...`). There is no default:
+   * fails the run with `error`, saying how far it got, never a time under the limit (`no response headers
+   * within 120 s`, `no complete answer within 120 s: the stream stalled for the last 95 s ...`). There is no
+   * default:
    * without it a call waits as long as the HTTP client lets it (Node's fetch gives up after 300 s without
    * response headers, or 300 s without body data, and the AI SDK retries twice). The CLI's
    * `--model-timeout` defaults to 2 minutes.

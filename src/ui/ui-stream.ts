@@ -12,6 +12,7 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { stepCallId, uiPartId } from '../agent/ids.js';
 import type {
   AgentEvent,
+  ApprovalDecision,
   PendingApprovalRequest,
   RunResult,
   RunState,
@@ -49,6 +50,11 @@ export type TaoloopDataParts = {
    * back.
    */
   'run-pause': { pending: PendingApprovalRequest[]; state: RunState };
+  /**
+   * An approval answered `{ type: 'edit', input }`: the tool call `toolCallId` (whose part still shows the
+   * model's input) ran with `input` instead.
+   */
+  'approval-edit': { toolCallId: string; approvalId: string; input: string };
   /** The `hooks.onStepEnd` hook threw; the run went on. */
   'hook-error': { step: number; hook: 'onStepEnd'; error: string };
   /** How the run ended: always the last data part of a run. */
@@ -103,7 +109,7 @@ export interface ToUIMessageStreamOptions {
  *   way, as a part of its own (see {@link nestedChunks}), so `useChat` asks for it too,
  * - the accepted answer as a text part (sent once the answer passed `output` and `hooks.checkAnswer`),
  * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
- *   `data-model-retry`,
+ *   `data-model-retry`, `data-approval-edit` (an approval that edited the call's input),
  *   `data-run-pause` (a paused run's requests and state) and `data-stop` parts (see
  *   {@link TaoloopDataParts}),
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
@@ -232,7 +238,7 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       if (event.decision.type !== 'reject') {
         // A resumed run starts here: the client has the call's input from before the pause.
         state.open.add(id);
-        return [];
+        return editChunks(id, event.request.id, event.decision);
       }
       state.open.delete(id);
       return [{ type: 'tool-output-denied', toolCallId: id }, { type: 'finish-step' }];
@@ -312,7 +318,7 @@ function nestedChunks(
       if (inner.decision.type !== 'reject') {
         state.open.add(id);
         state.nestedCalls.set(nestedCallKey(event, inner.step, inner.call), id);
-        return [];
+        return editChunks(id, id, inner.decision);
       }
       state.open.delete(id);
       return [{ type: 'tool-output-denied', toolCallId: id }];
@@ -374,6 +380,22 @@ function textChunks(kind: 'text' | 'reasoning', id: string, text: string): Taolo
     { type: 'reasoning-start', id },
     { type: 'reasoning-delta', id, delta: text },
     { type: 'reasoning-end', id },
+  ];
+}
+
+/** `data-approval-edit` for an approval that edited the call's input; nothing for a plain approval. */
+function editChunks(
+  toolCallId: string,
+  approvalId: string,
+  decision: ApprovalDecision,
+): TaoloopUIMessageChunk[] {
+  if (decision.type !== 'edit') return [];
+  return [
+    {
+      type: 'data-approval-edit',
+      id: `approval-edit-${toolCallId}`,
+      data: { toolCallId, approvalId, input: decision.input },
+    },
   ];
 }
 

@@ -145,6 +145,53 @@ test('approvals: the request is an approval part; a rejected call is denied and 
   assert.equal(part?.type === 'tool-send' && part.state, 'output-denied');
 });
 
+test('an approval that edits the input shows as edited: a data-approval-edit part with the input that ran', async () => {
+  const ran: string[] = [];
+  const send = defineTool({
+    name: 'send',
+    description: 'Sends.',
+    input: z.object({ to: z.string() }),
+    effects: 'external',
+    run: ({ to }) => {
+      ran.push(to);
+      return `sent to ${to}`;
+    },
+  });
+  const model = scriptedModel(['Thought: send\nAction: send[{"to": "a"}]', 'Answer: sent']);
+  const stream = toUIMessageStream(
+    streamAgent({
+      model,
+      question: 'q',
+      tools: [send],
+      approve: () => ({ type: 'edit', input: '{"to": "b"}' }),
+    }),
+  );
+  const message = await lastMessage(stream);
+  assert.deepEqual(ran, ['b']);
+  const edit = message.parts.find((p) => p.type === 'data-approval-edit');
+  assert.deepEqual(edit?.type === 'data-approval-edit' && edit.data, {
+    toolCallId: 'step-1',
+    approvalId: edit?.type === 'data-approval-edit' ? edit.data.approvalId : '',
+    input: '{"to": "b"}',
+  });
+  assert.match((edit as { data: { approvalId: string } }).data.approvalId, /\/step-1\/call-1$/);
+  const part = message.parts.find((p) => p.type === 'tool-send');
+  assert.equal(part?.type === 'tool-send' && part.state, 'output-available');
+  assert.equal(part?.type === 'tool-send' && part.output, 'sent to b');
+  // A plain approval adds no such part.
+  const plain = await lastMessage(
+    toUIMessageStream(
+      streamAgent({
+        model: scriptedModel(['Thought: send\nAction: send[{"to": "a"}]', 'Answer: sent']),
+        question: 'q',
+        tools: [send],
+        approve: () => ({ type: 'approve' }),
+      }),
+    ),
+  );
+  assert.equal(plain.parts.filter((p) => p.type === 'data-approval-edit').length, 0);
+});
+
 test('a model failure ends with an error chunk; a caller mistake too; cancelling closes the run', async () => {
   const failing = scriptedModel([new Error('server down')]);
   const chunks = await chunksOf(toUIMessageStream(streamAgent({ model: failing, question: 'q', tools: [] })));

@@ -10,6 +10,7 @@ import { scriptedModel } from '../../src/testing/scripted-model.js';
 import { calculator } from '../../src/tools/calculator.js';
 import type { Tool } from '../../src/tools/types.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 const lookup: Tool = { name: 'lookup', description: 'Looks up.', run: () => 'nothing new' };
 
@@ -92,8 +93,7 @@ test('streaming from a server that ignores stop: reading stops at the invented o
       streamed.length < 80,
       `read ${streamed.length} characters of a ${tail.length + 50}-character reply`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(server.abandonedStreams, 1, 'the first request was cancelled');
+    await waitFor('the first request to be cancelled', () => server.abandonedStreams === 1);
   } finally {
     await server.close();
   }

@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, mkdtemp, readlink, realpath, rm } from 'node:fs/promises';
+import { access, lstat, mkdir, mkdtemp, readlink, realpath, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { copyTree, type SkippedFolder } from './safe-copy.js';
@@ -63,8 +63,9 @@ export async function findExecutable(
         .map((dir) => path.join(dir, name));
   for (const candidate of candidates) {
     try {
+      // A folder is "executable" too (searchable): only a file counts.
       await access(candidate, constants.X_OK);
-      return candidate;
+      if ((await stat(candidate)).isFile()) return candidate;
     } catch {
       // Not here; try the next folder.
     }

@@ -254,6 +254,16 @@ test('without bubblewrap the tool refuses unless allowUnsandboxed', async () => 
   assert.match(output, /PASS-MARKER/);
 });
 
+test('a folder where bubblewrap should be is not bubblewrap', async () => {
+  const folder = path.join(base, 'bwrap-is-a-folder');
+  await mkdir(path.join(folder, 'x'), { recursive: true });
+  assert.equal(await findExecutable(folder), undefined);
+  await assert.rejects(
+    async () => runTests('pass.test.js', { bwrapPath: folder }),
+    /bubblewrap \(bwrap\) is not installed; no test was run/,
+  );
+});
+
 test('a bwrap that cannot create a sandbox counts as missing', async () => {
   const broken = path.join(base, 'broken-bwrap');
   await writeFile(broken, '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n', {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, symlinkSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -142,7 +142,7 @@ test('taoloop serve --max-runs 1: a second run while one is in progress gets the
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
   const spec = `openai-compatible:http://127.0.0.1:${(model.address() as AddressInfo).port}/v1#m`;
   const fixture = fileURLToPath(new URL('./fixtures/serve-cli.ts', import.meta.url));
-  const runsDir = mkdtempSync(path.join(os.tmpdir(), 'taoloop-serve-max-'));
+  const runsDir = tempDir('taoloop-serve-max-');
   const args = ['--import', 'tsx', fixture, 'serve', '--port', '0', '--runs-dir', runsDir, '-m', spec];
   const child = spawn(process.execPath, [...args, '--max-runs', '1'], { cwd: ROOT, env: cleanEnv() });
   let stdout = '';

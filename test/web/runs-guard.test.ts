@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, symlinkSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';

@@ -7,7 +7,10 @@
  * - The request's stop sequences go to llama.cpp (`stop`), which ends the turn before the sequence.
  * - Prefix reuse: llama.cpp keeps the KV cache of the previous call (`cache_prompt`), so each call evaluates
  *   only the tokens after the prefix it shares with the last one; usage reports them as `cachedInputTokens`.
- * - `@wllama/wllama` is an optional peer dependency, imported only when a model is created.
+ * - `@wllama/wllama` is an optional peer dependency, imported only when a model is created. An app that
+ *   bundles its page passes it in (`wllama: () => import('@wllama/wllama/esm/index.js')`), so that its
+ *   bundler includes it; without that option it is imported at run time, out of the bundler's sight (a page
+ *   with an import map for it, Node), so that bundling `taoloop/browser` never looks for it.
  * - Threads: wllama runs llama.cpp in a Web Worker. Several threads need a cross-origin isolated page
  *   (served with `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`);
  *   elsewhere it runs on one thread, which works everywhere.
@@ -15,6 +18,7 @@
  * @module
  */
 import { errorMessage } from '../util/own.js';
+import { importAtRunTime } from '../util/runtime-import.js';
 import { checkWasmUrl, loadError, loadWatchdog } from './browser-load.js';
 import { ModelCallError, ModelConfigError } from './errors.js';
 import { type TurnGrammarLimits, turnGrammar } from './local-grammar.js';
@@ -88,6 +92,19 @@ export interface BrowserModelOptions {
   loadTimeoutMs?: number;
   /** @default `browser:<file name of the model>` */
   id?: string;
+  /**
+   * `@wllama/wllama`, as the app's bundler includes it: a function that imports it,
+   * `() => import('@wllama/wllama/esm/index.js')` (wllama then goes in a chunk of its own, loaded when the
+   * model is created), or the module itself (`import * as wllama from '@wllama/wllama/esm/index.js'`). Pass
+   * it in any app built with a bundler (Vite, webpack, esbuild, Rollup, Bun, Next.js).
+   *
+   * Without it, `browserModel` imports `@wllama/wllama/esm/index.js` at run time in a way bundlers leave
+   * alone, which works only where the runtime resolves that name itself: a page whose import map maps it
+   * (as `taoloop serve` and examples/browser do), Node or Bun. Elsewhere `browserModel` rejects with a
+   * {@link ModelConfigError} that says to pass this option.
+   * @default an import of `@wllama/wllama/esm/index.js` at run time
+   */
+  wllama?: object | (() => Promise<object>);
 }
 
 /** A {@link Model} running in the page through wllama. */
@@ -161,21 +178,42 @@ interface WllamaChunk {
   timings?: { cache_n: number; prompt_n: number; predicted_n: number };
 }
 
+/** The package and the module path in it that {@link browserModel} imports. */
+const WLLAMA_MODULE = '@wllama/wllama/esm/index.js';
+const WLLAMA_INSTALL = '`npm install @wllama/wllama@3.8.1`';
+
 /**
- * Loads `@wllama/wllama`, an optional peer dependency.
+ * Loads `@wllama/wllama` (an optional peer dependency): the module `given` (see
+ * {@link BrowserModelOptions.wllama}), else an import at run time.
  *
- * @throws {ModelConfigError} when it is not installed, saying how to install it.
+ * @throws {ModelConfigError} when it cannot be loaded (saying what to pass or install), or `given` is not
+ *   wllama's module.
  */
-async function importWllama(): Promise<WllamaModule> {
+async function importWllama(given: BrowserModelOptions['wllama']): Promise<WllamaModule> {
+  let loaded: unknown;
   try {
-    // Its declarations resolve to an empty module here (see WllamaModule), hence the cast through unknown.
-    return (await import('@wllama/wllama/esm/index.js')) as unknown as WllamaModule;
+    if (given === undefined) loaded = await importAtRunTime(WLLAMA_MODULE);
+    else loaded = typeof given === 'function' ? await given() : given;
   } catch (error) {
+    const advice =
+      given === undefined
+        ? `In an app built with a bundler, pass it in browserModel's options: \`wllama: () => import('${WLLAMA_MODULE}')\`; if it is not installed, run ${WLLAMA_INSTALL}.`
+        : `Check that it is installed: ${WLLAMA_INSTALL}.`;
+    const how = given === undefined ? 'could not be loaded' : 'could not be loaded by the wllama option';
     throw new ModelConfigError(
-      `The browser model needs @wllama/wllama, which could not be loaded (${errorMessage(error)}): run \`npm install @wllama/wllama@3.8.1\`.`,
+      `The browser model needs @wllama/wllama, which ${how} (${errorMessage(error)}). ${advice}`,
       { cause: error },
     );
   }
+  // wllama's declarations resolve to an empty module under NodeNext (see WllamaModule): checked here instead.
+  if (typeof (loaded as Partial<WllamaModule> | null)?.Wllama !== 'function') {
+    throw new ModelConfigError(
+      given === undefined
+        ? `${WLLAMA_MODULE} has no Wllama class: install the version taoloop is tested with, ${WLLAMA_INSTALL}.`
+        : `The wllama option gave something that is not @wllama/wllama's module (it has no Wllama class): pass \`wllama: () => import('${WLLAMA_MODULE}')\`, or the module itself.`,
+    );
+  }
+  return loaded as WllamaModule;
 }
 
 /**
@@ -188,11 +226,13 @@ async function importWllama(): Promise<WllamaModule> {
  * const model = await browserModel({
  *   model: 'https://huggingface.co/Qwen/Qwen2.5-1.5B-Instruct-GGUF/resolve/main/qwen2.5-1.5b-instruct-q4_k_m.gguf',
  *   wasmUrl: '/wllama.wasm',
+ *   wllama: () => import('@wllama/wllama/esm/index.js'), // so that the app's bundler includes it
  * });
  * const result = await runAgent({ model, tools: [calculator], question: 'What is 17 * 23?' });
  * await model.dispose();
  * ```
- * @throws {ModelConfigError} when `@wllama/wllama` is not installed; for bad options; when `wasmUrl` does
+ * @throws {ModelConfigError} when `@wllama/wllama` cannot be loaded (not installed, or not passed as
+ *   `wllama` in a bundled app) or `wllama` is not its module; for bad options; when `wasmUrl` does
  *   not serve wllama's WebAssembly file (checked first, by reading its first bytes); when the model cannot be
  *   fetched or loaded; or when the load makes no progress for `loadTimeoutMs`. The message names the URL or
  *   model that failed and what to do. Calls reject with {@link ModelCallError}
@@ -222,7 +262,7 @@ export async function browserModel(options: BrowserModelOptions): Promise<Browse
       : `${(source instanceof Blob ? 1 : source.length) === 1 ? 'blob' : 'blobs'}`;
   const id = options.id ?? `browser:${name}`;
 
-  const { Wllama, LoggerWithoutDebug } = await importWllama();
+  const { Wllama, LoggerWithoutDebug } = await importWllama(options.wllama);
   const wasmUrl = String(options.wasmUrl);
   const wllama = new Wllama({ default: wasmUrl }, { logger: LoggerWithoutDebug });
   const loadParams = {

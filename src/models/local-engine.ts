@@ -25,6 +25,7 @@ import type {
   Token,
   TokenBias,
 } from 'node-llama-cpp';
+import { importAtRunTime } from '../util/runtime-import.js';
 import { ModelConfigError } from './errors.js';
 import type { FinishReason, ModelMessage, ModelRequest, ModelResponse } from './types.js';
 
@@ -67,7 +68,7 @@ const models = new Map<string, Promise<LoadedModel>>();
  */
 export async function importLlamaCpp(): Promise<typeof import('node-llama-cpp')> {
   try {
-    return await import('node-llama-cpp');
+    return await importAtRunTime<typeof import('node-llama-cpp')>('node-llama-cpp');
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') throw llamaCppMissing();
     throw error;

@@ -7,6 +7,7 @@
  */
 
 import { type Env, nonEmpty } from '../util/env.js';
+import { importAtRunTime } from '../util/runtime-import.js';
 import type { AiSdkLanguageModel } from './ai-sdk.js';
 import { trackingFetch } from './call-progress.js';
 import { ModelConfigError } from './errors.js';
@@ -60,7 +61,7 @@ export async function resolveHostedModel(
     case 'openai': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.openai, id);
       const baseURL = nonEmpty(env.OPENAI_BASE_URL);
-      const { createOpenAI } = await importProvider('openai', () => import('@ai-sdk/openai'));
+      const { createOpenAI } = await importProvider<typeof import('@ai-sdk/openai')>('openai');
       const provider = createOpenAI({
         apiKey,
         fetch: trackingFetch,
@@ -71,7 +72,7 @@ export async function resolveHostedModel(
     case 'anthropic': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.anthropic, id);
       const baseURL = nonEmpty(env.ANTHROPIC_BASE_URL);
-      const { createAnthropic } = await importProvider('anthropic', () => import('@ai-sdk/anthropic'));
+      const { createAnthropic } = await importProvider<typeof import('@ai-sdk/anthropic')>('anthropic');
       const provider = createAnthropic({
         apiKey,
         fetch: trackingFetch,
@@ -82,7 +83,7 @@ export async function resolveHostedModel(
     case 'google': {
       const apiKey = requireKey(env, API_KEY_VARIABLES.google, id);
       const baseURL = nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL);
-      const { createGoogleGenerativeAI } = await importProvider('google', () => import('@ai-sdk/google'));
+      const { createGoogleGenerativeAI } = await importProvider<typeof import('@ai-sdk/google')>('google');
       const provider = createGoogleGenerativeAI({
         apiKey,
         fetch: trackingFetch,
@@ -106,22 +107,34 @@ export async function resolveHostedModel(
 /**
  * Imports an optional provider package, turning "not installed" into the command that installs it.
  *
+ * The package is imported at run time only ({@link importAtRunTime}), so an app's bundler never looks for
+ * it: an app that bundles taoloop for a browser or an edge runtime passes an AI SDK model object instead
+ * (`fromLanguageModel(openai('gpt-4o-mini'))`), and `resolveModelSpec('openai:...')` is for Node, Bun and
+ * Deno, where the package is resolved from `node_modules` when it is used.
+ *
+ * @param load How to import it. @default `importAtRunTime` of the provider's package name
  * @throws {ModelConfigError} `<provider>: models need the <package> package: run \`npm install <package>@<version>\``.
  */
 export async function importProvider<T>(
   provider: keyof typeof OPTIONAL_PROVIDER_PACKAGES,
-  load: () => Promise<T>,
+  load: () => Promise<T> = () => importAtRunTime<T>(providerPackage(provider)),
 ): Promise<T> {
   try {
     return await load();
   } catch (error) {
     if (!isModuleNotFound(error)) throw error;
     const pinned = OPTIONAL_PROVIDER_PACKAGES[provider];
-    const name = pinned.slice(0, pinned.lastIndexOf('@'));
+    const name = providerPackage(provider);
     throw new ModelConfigError(
       `"${provider}:" models need the ${name} package, which is not installed: run \`npm install ${pinned}\`.`,
     );
   }
+}
+
+/** The package name of an optional provider (`@ai-sdk/openai` for `openai`). */
+function providerPackage(provider: keyof typeof OPTIONAL_PROVIDER_PACKAGES): string {
+  const pinned = OPTIONAL_PROVIDER_PACKAGES[provider];
+  return pinned.slice(0, pinned.lastIndexOf('@'));
 }
 
 /** Node's ERR_MODULE_NOT_FOUND, or another runtime's "cannot find module/package" error. */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Tracer } from '@opentelemetry/api';
+import { importAtRunTime } from '../util/runtime-import.js';
 
 /** The SDK packages {@link otlpTracer} needs, pinned as taoloop is tested with them. */
 export const OTLP_PACKAGES =
@@ -19,8 +20,10 @@ export const OTLP_PACKAGES =
  */
 export async function otlpTracer(url: string): Promise<{ tracer: Tracer; shutdown(): Promise<void> }> {
   const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+    importAtRunTime<typeof import('@opentelemetry/sdk-trace-base')>('@opentelemetry/sdk-trace-base'),
+    importAtRunTime<typeof import('@opentelemetry/exporter-trace-otlp-http')>(
+      '@opentelemetry/exporter-trace-otlp-http',
+    ),
   ]).catch((error: unknown) => {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND') throw error;

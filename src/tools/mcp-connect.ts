@@ -12,6 +12,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorMessage } from '../util/own.js';
+import { importAtRunTime } from '../util/runtime-import.js';
 
 /** Start an MCP server as a child process and talk to it over stdin/stdout. */
 export interface McpStdioServer {
@@ -65,7 +66,9 @@ const STDERR_TAIL_CHARS = 2000;
  * stderr, for stdio).
  */
 export async function connectMcp(server: McpServerOptions, timeoutMs: number): Promise<McpConnection> {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js').catch((error: unknown) => {
+  const { Client } = await importAtRunTime<typeof import('@modelcontextprotocol/sdk/client/index.js')>(
+    '@modelcontextprotocol/sdk/client/index.js',
+  ).catch((error: unknown) => {
     const code = (error as { code?: unknown } | null)?.code;
     if (code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new McpConnectionError(
@@ -83,7 +86,9 @@ async function connectStdio(
   client: Client,
   timeoutMs: number,
 ): Promise<McpConnection> {
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { StdioClientTransport } = await importAtRunTime<
+    typeof import('@modelcontextprotocol/sdk/client/stdio.js')
+  >('@modelcontextprotocol/sdk/client/stdio.js');
   const label = `"${[server.command, ...(server.args ?? [])].join(' ')}"`;
   const transport = new StdioClientTransport({
     command: server.command,
@@ -127,9 +132,9 @@ async function connectHttp(
     });
   }
   const requestInit: RequestInit = server.headers ? { headers: server.headers } : {};
-  const { StreamableHTTPClientTransport } = await import(
-    '@modelcontextprotocol/sdk/client/streamableHttp.js'
-  );
+  const { StreamableHTTPClientTransport } = await importAtRunTime<
+    typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+  >('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const streamable = new StreamableHTTPClientTransport(url, { requestInit });
   const first = await tryConnect(newClient(), streamable, timeoutMs);
   if (first.ok) {
@@ -139,7 +144,9 @@ async function connectHttp(
     };
     return { client: first.client, label, close: once(close), stderrTail: () => '' };
   }
-  const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+  const { SSEClientTransport } = await importAtRunTime<
+    typeof import('@modelcontextprotocol/sdk/client/sse.js')
+  >('@modelcontextprotocol/sdk/client/sse.js');
   const second = await tryConnect(newClient(), new SSEClientTransport(url, { requestInit }), timeoutMs);
   if (second.ok) {
     return { client: second.client, label, close: once(() => second.client.close()), stderrTail: () => '' };

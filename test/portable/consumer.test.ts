@@ -5,28 +5,12 @@
  * with `skipLibCheck: false` and run, and `require('taoloop')` works or says how to import.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { assertBuilt, BIN, ROOT } from './helpers.js';
-
-function sh(file: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { cwd, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error)
-          reject(new Error(`${file} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
-        else resolve(stdout);
-      },
-    );
-  });
-}
+import { BIN, installApp, packTarball, ROOT, sh } from './helpers.js';
 
 /**
  * The README's examples of `taoloop`, `taoloop/node`, `taoloop/testing` and `taoloop/protocol` (the `Journal`
@@ -49,7 +33,6 @@ import {
 import type { Journal } from 'taoloop/protocol';
 import { scriptedModel } from 'taoloop/testing';
 import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { browserModelError, browserRun } from './browser.js';
@@ -101,7 +84,7 @@ for await (const event of streamNode({
 }
 
 // taoloop/node (README "Sessions"): a conversation kept as traces in a folder, read back with readTrace.
-const runsDir = mkdtempSync(path.join(tmpdir(), 'consumer-runs-'));
+const runsDir = mkdtempSync(path.join(process.cwd(), 'runs-')); // inside the app, removed with it
 const store = createFileStore(runsDir);
 const chat = createSession({ model: scriptedModel(['Answer: $20', 'Answer: $1,680']), tools: [calculator], store });
 await chat.send('Price of Pro per seat?');
@@ -188,12 +171,8 @@ export async function browserModelError(): Promise<string> {
 let dir: string;
 let tarball: string;
 before(async () => {
-  assertBuilt();
   dir = await mkdtemp(path.join(tmpdir(), 'taoloop-consumer-'));
-  tarball = path.join(
-    dir,
-    (await sh('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], ROOT)).trim(),
-  );
+  tarball = await packTarball(dir);
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
@@ -254,25 +233,7 @@ test('publint and @arethetypeswrong/cli (ESM-only profile) report nothing, for e
 
 test('an empty project installs the tarball, type-checks the README examples strictly and runs them', async () => {
   const app = path.join(dir, 'app');
-  await mkdir(path.join(app, 'src'), { recursive: true });
-  await writeFile(
-    path.join(app, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module' }),
-  );
-  await sh(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--ignore-scripts',
-      '--prefer-offline',
-      tarball,
-      'zod@4.6.7',
-      '@types/node@20.19.43',
-    ],
-    app,
-  );
+  await installApp(app, [tarball, 'zod@4.6.7', '@types/node@20.19.43']);
   const tsconfig = {
     compilerOptions: {
       strict: true,

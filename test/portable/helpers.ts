@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -46,6 +46,47 @@ export function assertAnswered(outcome: RunOutcome): void {
 /** The built dist/ must be there (`npm test` builds it first). */
 export function assertBuilt(): void {
   assert.ok(existsSync(path.join(ROOT, 'dist', 'index.js')), 'dist/ is missing: run `npm run build` first');
+}
+
+/** Runs a program; resolves with its stdout, rejects with its stdout and stderr. @default timeoutMs 300000 */
+export function sh(file: string, args: string[], cwd: string, timeoutMs = 300_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      file,
+      args,
+      { cwd, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error)
+          reject(new Error(`${file} ${args.join(' ')} failed: ${error.message}\n${stdout}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+  });
+}
+
+/** Packs the package as `npm publish` would (`npm pack`, of the build in dist/) into `dir`: the tarball's path. */
+export async function packTarball(dir: string): Promise<string> {
+  assertBuilt();
+  const name = await sh('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], ROOT);
+  return path.join(dir, name.trim());
+}
+
+/**
+ * An empty ES module project in `app` (created) with `packages` installed as a user would (`npm install`,
+ * from the registry or npm's cache; no install scripts): the tarball from {@link packTarball} and what the
+ * test names beside it (`zod@4.6.7`).
+ */
+export async function installApp(app: string, packages: string[]): Promise<void> {
+  await mkdir(path.join(app, 'src'), { recursive: true });
+  await writeFile(
+    path.join(app, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  );
+  await sh(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', ...packages],
+    app,
+  );
 }
 
 /**

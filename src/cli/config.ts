@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { DEFAULT_PRICES, findPrice } from '../models/pricing.js';
 import { errorMessage } from '../util/own.js';
 import { CONFIG_PATH_FLAGS, checkFoundConfigPath } from './config-trust.js';
-import { UsageError } from './errors.js';
+import { UsageError, usageError } from './errors.js';
 import { durationMs, usd } from './options.js';
 
 /** The file looked for in the current folder. */
@@ -115,7 +115,7 @@ export function loadConfig(file: string): CliConfig {
       const where = issue.path.length ? `"${issue.path.join('.')}"` : 'the file';
       return `${where}: ${issue.message}`;
     });
-    throw new UsageError(`bad config file ${file}:\n  ${problems.join('\n  ')}`);
+    throw usageError('badConfig', { file, problems: problems.join('\n  ') });
   }
   const config = parsed.data;
   for (const key of PATH_KEYS) {
@@ -148,7 +148,7 @@ export function applyConfig(command: Command, cwd: string): AppliedConfig | unde
   const given = command.getOptionValue('config') as string | undefined;
   const file = given === undefined ? resolve(cwd, CONFIG_FILE_NAME) : resolve(cwd, given);
   if (!existsSync(file)) {
-    if (given !== undefined) throw new UsageError(`the config file ${given} does not exist.`);
+    if (given !== undefined) throw usageError('configMissing', { file: given });
     return undefined;
   }
   const found = given === undefined;

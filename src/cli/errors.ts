@@ -3,10 +3,30 @@
  *
  * @module
  */
+import { EN } from './i18n/en.js';
+import { type LocalizedText, localize } from './i18n/fill.js';
 
-/** A mistake in how the CLI was called (bad option, missing model, unreadable folder). */
+/**
+ * A mistake in how the CLI was called (bad option, missing model, unreadable folder). `message` is English;
+ * `localized`, when given, is the same message by key, which `main` prints in the command line's `--lang`.
+ */
 export class UsageError extends Error {
   override name = 'UsageError';
+  readonly localized: LocalizedText | undefined;
+
+  constructor(message: string, localized?: LocalizedText) {
+    super(message);
+    this.localized = localized;
+  }
+}
+
+/**
+ * A {@link UsageError} whose text is `errors[key]` of the CLI's messages with `values` filled in: English in
+ * its `message`, in the command line's language when `main` prints it.
+ */
+export function usageError(key: LocalizedText['key'], values: LocalizedText['values'] = {}): UsageError {
+  const text = { key, values };
+  return new UsageError(localize(EN.errors, text), text);
 }
 
 /** Exit codes: 0 answered, 1 the run ended without an answer, 2 bad usage or no model configured. */

@@ -9,12 +9,20 @@
 import type { StopReason } from '../agent/types.js';
 import type { LabelLanguage } from '../react/labels.js';
 import { EN } from './i18n/en.js';
+import { fill } from './i18n/fill.js';
 import { FR } from './i18n/fr.js';
 import { ID } from './i18n/id.js';
 import type { CliMessages } from './i18n/messages.js';
 import { PT } from './i18n/pt.js';
 
-export type { ApprovalMessages, ChatMessages, CliMessages, UsageMessages } from './i18n/messages.js';
+export { fill, type LocalizedText, localize } from './i18n/fill.js';
+export type {
+  ApprovalMessages,
+  ChatMessages,
+  CliMessages,
+  ErrorMessages,
+  UsageMessages,
+} from './i18n/messages.js';
 
 /** The CLI's messages, by `--lang` code. */
 export const CLI_MESSAGES: Readonly<Record<LabelLanguage, CliMessages>> = { en: EN, pt: PT, fr: FR, id: ID };
@@ -49,13 +57,6 @@ export function budgetDetail(messages: CliMessages, error: string): string {
   const time = /^time budget: the run took longer than (\d+) ms\.$/.exec(error);
   if (time) return fill(messages.budgetTime, { seconds: Number(time[1]) / 1000 });
   return error;
-}
-
-/** `template` with each `{name}` replaced by `values[name]` (names not given stay as they are). */
-export function fill(template: string, values: Readonly<Record<string, string | number>>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
-    Object.hasOwn(values, name) ? String(values[name]) : whole,
-  );
 }
 
 /**

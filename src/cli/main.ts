@@ -6,13 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import type { LabelLanguage } from '../react/labels.js';
 import { registerEvalCommand } from './commands/eval.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerWorkerCommand } from './commands/worker.js';
 import { EXIT, UsageError } from './errors.js';
 import { inFlagNames } from './flag-names.js';
 import { quitQuietlyWhenOutputCloses } from './interrupt.js';
-import { addAgentOptions, addToolOptions, collect, positiveInt, type RunCommandOptions } from './options.js';
+import {
+  addAgentOptions,
+  addToolOptions,
+  collect,
+  messagesLangOption,
+  positiveInt,
+  type RunCommandOptions,
+} from './options.js';
 import { safeText } from './safe-text.js';
 
 /**
@@ -52,7 +60,7 @@ async function configured(
     import('./config-trust.js'),
   ]);
   const config = applyConfig(command, process.cwd());
-  const options = { ...command.opts<RunCommandOptions>(), ...extra };
+  const options = { ...command.opts<RunCommandOptions>(), ...extra, origins: origins(command, config?.file) };
   // A model endpoint named by a config file found in the current folder gets no API key unasked.
   const env =
     config?.found && options.model !== undefined && command.getOptionValueSource('model') === 'config'
@@ -67,6 +75,18 @@ async function configured(
     }
   }
   return { options, config: config?.file, env, fallbackEnv };
+}
+
+/** Where the tool options came from when not from their flags: their variables, or the config file. */
+function origins(command: Command, configFile: string | undefined): RunCommandOptions['origins'] {
+  const found: NonNullable<RunCommandOptions['origins']> = {};
+  for (const key of ['tools', 'docs', 'root', 'wikiCorpus'] as const) {
+    const source = command.getOptionValueSource(key);
+    const env = command.options.find((option) => option.attributeName() === key)?.envVar;
+    if (source === 'config' && configFile !== undefined) found[key] = { configFile };
+    else if (source === 'env' && env !== undefined) found[key] = { env };
+  }
+  return found;
 }
 
 /** Reads the config file into the command's options (below flags and environment), then runs. */
@@ -143,9 +163,10 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
     .command('trace')
     .description('Print a recorded run as its transcript (Thought / Action / Observation / Answer).')
     .argument('<file>', 'a trace file, or a run id from `taoloop runs` (last: the newest run)')
-    .action(async (file: string) => {
+    .addOption(messagesLangOption("the recorded run's"))
+    .action(async (file: string, options: { lang?: LabelLanguage }) => {
       const { traceCommand } = await import('./commands/trace.js');
-      setExit(traceCommand(file));
+      setExit(traceCommand(file, options));
     });
 
   program
@@ -179,6 +200,7 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
       [],
     )
     .option('--json', 'print one JSON report on stdout and nothing else', false)
+    .addOption(messagesLangOption("the recorded run's"))
     .action(async (file: string, options) => {
       const { replayCommand } = await import('./commands/replay.js');
       setExit(await replayCommand(file, options));
@@ -193,6 +215,7 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
     )
     .addOption(new Option('-n, --limit <n>', 'how many runs to list').default(20).argParser(positiveInt))
     .option('--json', 'print the list as JSON', false)
+    .addOption(messagesLangOption())
     .action(async (options: { limit: number; json: boolean }) => {
       const { runsCommand } = await import('./commands/runs.js');
       setExit(runsCommand(options));
@@ -204,6 +227,7 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
     )
     .option('-m, --model <spec>', 'a model spec to check (as run --model)')
     .option('--json', 'print the candidates and the choice as JSON', false)
+    .addOption(messagesLangOption())
     .action(async (options: { model?: string; json: boolean }) => {
       const { describeModelChoices, formatModelChoices } = await import('../models/choose.js');
       const description = await describeModelChoices({
@@ -259,7 +283,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`taoloop: ${safeText(inFlagNames(error.message))}\n`);
+      // In the --lang of the command line (or TAOLOOP_LANG) when the message has a translation.
+      const { CLI_MESSAGES, languageOf, localize } = await import('./i18n.js');
+      const text =
+        error.localized === undefined
+          ? error.message
+          : localize(CLI_MESSAGES[languageOf(argv)].errors, error.localized);
+      process.stderr.write(`taoloop: ${safeText(inFlagNames(text))}\n`);
       return EXIT.usage;
     }
     const debug = Boolean(process.env.TAOLOOP_DEBUG);

@@ -8,7 +8,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import type { LabelLanguage } from '../react/labels.js';
-import { CLI_TOOLS } from './tools.js';
+import { CLI_TOOLS, type CliToolOptions } from './tools.js';
 
 /** Options of `taoloop run` (and of `taoloop ask`, which has a subset), as parsed. */
 export interface RunCommandOptions {
@@ -47,6 +47,8 @@ export interface RunCommandOptions {
   stream: boolean;
   /** `--hide-reasoning`: leave the model's reasoning off the screen (it stays in the trace). */
   hideReasoning?: boolean;
+  /** Where the tool options came from when not from their flags (set by `main`), for messages. */
+  origins?: CliToolOptions['origins'];
 }
 
 /** Options of `taoloop worker`, as commander parses them. */
@@ -144,6 +146,23 @@ export function durationMs(value: string): number {
   return Math.round(ms);
 }
 
+/** The `--lang` codes. */
+export const LANG_CODES: readonly LabelLanguage[] = ['en', 'pt', 'fr', 'id'];
+
+/**
+ * `--lang` for the commands that write no prompt (`trace`, `replay`, `runs`, `models`, `eval`, `serve`):
+ * the language of taoloop's own messages, unset unless given (or `TAOLOOP_LANG`); `byDefault` says what
+ * the command does without it.
+ */
+export function messagesLangOption(byDefault = 'English'): Option {
+  return new Option(
+    '--lang <code>',
+    `language of taoloop's messages and errors: en, pt, fr or id (default: ${byDefault})`,
+  )
+    .choices(LANG_CODES)
+    .env('TAOLOOP_LANG');
+}
+
 /** Options `run` and `ask` share: the model, limits, language, prompt, trace and output. */
 export function addAgentOptions(command: Command): Command {
   return command
@@ -153,11 +172,13 @@ export function addAgentOptions(command: Command): Command {
         'model: openai-compatible:<base-url>#<model>, openai:<model>, anthropic:<model>, google:<model>, ollama:<model>, local:<file.gguf>, or human (you write each Thought and Action) (default: $TAOLOOP_MODEL, then the first provider whose API key is set, then a local Ollama, then the embedded model; see taoloop models)',
       ).env('TAOLOOP_MODEL'),
     )
-    .option(
-      '--fallback <spec>',
-      'a model that takes a call when the model before it fails after its retries (HTTP 5xx, overload, context length, --model-timeout); repeat for more, tried in order (default: none)',
-      collect,
-      [],
+    .addOption(
+      new Option(
+        '--fallback <spec>',
+        'a model that takes a call when the model before it fails after its retries (HTTP 5xx, overload, context length, --model-timeout); repeat for more, tried in order',
+      )
+        .argParser(collect)
+        .default([], 'none'),
     )
     .addOption(
       new Option('--max-steps <n>', 'steps before the run stops without an answer')
@@ -212,7 +233,7 @@ export function addAgentOptions(command: Command): Command {
         '--lang <code>',
         'language of the labels, the prompt and the messages: en, pt, fr or id; English labels are always accepted',
       )
-        .choices(['en', 'pt', 'fr', 'id'])
+        .choices(LANG_CODES)
         .default('en')
         .env('TAOLOOP_LANG'),
     )

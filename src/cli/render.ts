@@ -235,9 +235,11 @@ export function footerLines(result: RunResult, messages: CliMessages = CLI_MESSA
         : '$?';
   const seconds = finite(result.durationMs) ? `${(result.durationMs / 1000).toFixed(1)} s` : '? s';
   const status = ownField(messages.status, result.status);
-  const steps = Array.isArray(result.steps) ? result.steps.length : '?';
+  const stepCount = Array.isArray(result.steps) ? result.steps.length : undefined;
+  const one = stepCount !== undefined && messages.singular(stepCount);
+  const steps = `${stepCount ?? '?'} ${one ? messages.steps.one : messages.steps.other}`;
   const summary = pc.dim(
-    `— ${typeof status === 'string' ? status : safeText(result.status)} · ${steps} ${messages.steps} · ${tokens} · ${cost} · ${seconds}`,
+    `— ${typeof status === 'string' ? status : safeText(result.status)} · ${steps} · ${tokens} · ${cost} · ${seconds}`,
   );
   if (result.status === 'answered') return [summary];
   const error =

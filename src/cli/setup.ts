@@ -19,7 +19,7 @@ import { resolveModelSpec } from '../node/resolve-model.js';
 import { type FewShotExample, parseExamples } from '../react/examples.js';
 import { LABEL_SETS, type LabelLanguage } from '../react/labels.js';
 import { errorMessage } from '../util/own.js';
-import { UsageError } from './errors.js';
+import { UsageError, usageError } from './errors.js';
 import { CLI_MESSAGES, type CliMessages, fill } from './i18n.js';
 import type { RunCommandOptions } from './options.js';
 import { safeText } from './safe-text.js';
@@ -167,9 +167,10 @@ export function checkAllowed(allow: readonly string[], tools: readonly { name: s
   const names = [...new Set(tools.map((t) => t.name))];
   const unknown = allow.filter((name) => !names.includes(name));
   if (unknown.length > 0) {
-    throw new UsageError(
-      `--allow ${unknown.map((n) => `"${n}"`).join(', ')}: not a tool of this run. Its tools: ${names.join(', ')}.`,
-    );
+    throw usageError('allowNotATool', {
+      names: unknown.map((n) => `"${n}"`).join(', '),
+      tools: names.join(', '),
+    });
   }
 }
 
@@ -185,9 +186,7 @@ export function runPrices(modelId: string, options: Pick<RunCommandOptions, 'pri
       ? undefined
       : { ...options.prices, ...(options.price && { [modelId]: options.price }) };
   if (options.maxCost !== undefined && findPrice(modelId, { ...DEFAULT_PRICES, ...prices }) === undefined) {
-    throw new UsageError(
-      `--max-cost needs the price of ${modelId}, and taoloop knows none: pass --price IN/OUT in USD per million input/output tokens (e.g. --price 0.15/0.60), or add it to the config file's "prices".`,
-    );
+    throw usageError('maxCostNeedsPrice', { model: modelId });
   }
   return prices;
 }
@@ -239,10 +238,25 @@ export async function buildModel(
     // Only the last resort (the embedded model) failing means that no model is configured at all.
     if (choice.source === 'embedded') {
       const setup = messages.modelSetup ?? describeModelSetup();
-      throw new UsageError(`${fill(messages.noModel, { detail: error.message })}\n${setup}`);
+      const detail = await embeddedUnavailable(error, messages);
+      throw new UsageError(`${fill(messages.noModel, { detail })}\n${setup}`);
     }
     throw new UsageError(error.message);
   }
+}
+
+/**
+ * Why the embedded model cannot run, said once: the missing node-llama-cpp with its install command (in the
+ * run's language), or the library's reason without the advice it ends with, which the setup help after it
+ * gives in full.
+ */
+async function embeddedUnavailable(error: ModelConfigError, messages: CliMessages): Promise<string> {
+  const [{ LLAMA_CPP_INSTALL, llamaCppInstalled }, { LOCAL_MODEL_ADVICE }] = await Promise.all([
+    import('../models/local-engine.js'),
+    import('../models/local-download.js'),
+  ]);
+  if (!llamaCppInstalled()) return fill(messages.noLlamaCpp, { command: LLAMA_CPP_INSTALL });
+  return error.message.replace(` ${LOCAL_MODEL_ADVICE}`, '');
 }
 
 /**

@@ -7,7 +7,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { LabelLanguage } from '../react/labels.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
-import { UsageError } from './errors.js';
+import { UsageError, usageError } from './errors.js';
+import type { LocalizedText } from './i18n/fill.js';
 
 /** Options that decide which tools a CLI run gets. */
 export interface CliToolOptions {
@@ -18,6 +19,22 @@ export interface CliToolOptions {
   allowUnsandboxed?: boolean | undefined;
   /** Language of the human tool's prompts. @default 'en' */
   lang?: LabelLanguage | undefined;
+  /** Where these options came from when not from their flags, so that a message names the right place. */
+  origins?: Partial<Record<OriginKey, OptionOrigin>> | undefined;
+}
+
+/** The options whose origin a message names. */
+export type OriginKey = 'tools' | 'docs' | 'root' | 'wikiCorpus';
+
+/** Where an option's value came from when not from its flag: its environment variable or a config file. */
+export type OptionOrigin = { env: string } | { configFile: string };
+
+/** What a message calls an option's value: its flag, its environment variable, or the config file's field. */
+function where(options: CliToolOptions, key: OriginKey, flag: string): string | LocalizedText {
+  const origin = options.origins?.[key];
+  if (origin === undefined) return flag;
+  if ('env' in origin) return origin.env;
+  return { key: 'inConfig', values: { field: key, file: origin.configFile } };
 }
 
 /**
@@ -33,16 +50,19 @@ export function cliToolNames(options: CliToolOptions): string[] {
           .map((s) => s.trim())
           .filter(Boolean)
       : ['calculator', ...(options.docs ? ['search'] : [])];
+  const available = Object.keys(CLI_TOOLS).join(', ');
+  const from = where(options, 'tools', '--tools');
   if (names.length === 0) {
-    throw new UsageError(
-      `--tools names no tool${options.tools ? ` ("${options.tools}")` : ''}. Available: ${Object.keys(CLI_TOOLS).join(', ')}.`,
-    );
+    const given = options.tools ? ` ("${options.tools}")` : '';
+    throw usageError('noTool', { where: from, given, available });
   }
   const unknown = names.filter((n) => !Object.hasOwn(CLI_TOOLS, n));
   if (unknown.length) {
-    throw new UsageError(
-      `unknown tool ${unknown.map((n) => `"${n}"`).join(', ')} in --tools. Available: ${Object.keys(CLI_TOOLS).join(', ')}.`,
-    );
+    throw usageError('unknownTool', {
+      names: unknown.map((n) => `"${n}"`).join(', '),
+      where: from,
+      available,
+    });
   }
   return [...new Set(names)];
 }
@@ -56,13 +76,11 @@ export function cliToolNames(options: CliToolOptions): string[] {
  */
 export function checkToolOptions(names: readonly string[], options: CliToolOptions): void {
   if (options.docs !== undefined && !names.includes('search'))
-    throw new UsageError('--docs is only used by the search tool; add search to --tools.');
+    throw usageError('docsNeedsSearch', { where: where(options, 'docs', '--docs') });
   if (options.root !== undefined && !names.includes('read_file') && !names.includes('run_tests'))
-    throw new UsageError(
-      '--root is only used by the read_file and run_tests tools; add one of them to --tools.',
-    );
+    throw usageError('rootNeedsTool', { where: where(options, 'root', '--root') });
   if (options.wikiCorpus !== undefined && !names.includes('wikipedia'))
-    throw new UsageError('--wiki-corpus is only used by the wikipedia tool; add wikipedia to --tools.');
+    throw usageError('wikiCorpusNeedsWikipedia', { where: where(options, 'wikiCorpus', '--wiki-corpus') });
 }
 
 /** Built-in tool names, with what each needs. */
@@ -98,7 +116,7 @@ async function buildTool(name: string, options: CliToolOptions): Promise<Tool[]>
     case 'calculator':
       return [(await import('../tools/calculator.js')).calculator];
     case 'search': {
-      if (!options.docs) throw new UsageError('the search tool needs a folder of documents: add --docs DIR.');
+      if (!options.docs) throw usageError('searchNeedsDocs');
       const { createSearchTool } = await import('../tools/search.js');
       return [await createSearchTool({ docsDir: options.docs })];
     }
@@ -109,11 +127,11 @@ async function buildTool(name: string, options: CliToolOptions): Promise<Tool[]>
       return createWikipediaTools({ backend });
     }
     case 'read_file': {
-      if (!options.root) throw new UsageError('read_file needs the folder it may read: add --root DIR.');
+      if (!options.root) throw usageError('readFileNeedsRoot');
       return [(await import('../tools/read-file.js')).createReadFileTool({ root: options.root })];
     }
     case 'run_tests': {
-      if (!options.root) throw new UsageError('run_tests needs the project folder: add --root DIR.');
+      if (!options.root) throw usageError('runTestsNeedsRoot');
       const { createRunTestsTool } = await import('../tools/run-tests.js');
       return [
         createRunTestsTool({ root: options.root, allowUnsandboxed: options.allowUnsandboxed ?? false }),

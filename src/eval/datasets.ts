@@ -51,23 +51,32 @@ function packageRoot(): string {
 }
 
 /**
+ * Where {@link resolveDataDir} looks, in order, each folder once (run from the taoloop folder, the two
+ * defaults are the same folder).
+ */
+export function dataDirCandidates(dataDir?: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (dataDir) return [resolve(dataDir)];
+  return [
+    ...new Set([
+      ...(env[DATA_DIR_ENV] ? [resolve(env[DATA_DIR_ENV])] : []),
+      resolve(packageRoot(), '..', 'shared', 'react-data'),
+      resolve('..', 'shared', 'react-data'),
+    ]),
+  ];
+}
+
+/**
  * The ReAct data folder: `dataDir` when given, else `$TAOLOOP_REACT_DATA`, else `../shared/react-data`
  * next to the taoloop repository, else `../shared/react-data` from the working directory.
  *
  * @throws {EvalConfigError} when none of them exists; the message lists where it looked.
  */
 export function resolveDataDir(dataDir?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const candidates = dataDir
-    ? [resolve(dataDir)]
-    : [
-        ...(env[DATA_DIR_ENV] ? [resolve(env[DATA_DIR_ENV])] : []),
-        resolve(packageRoot(), '..', 'shared', 'react-data'),
-        resolve('..', 'shared', 'react-data'),
-      ];
+  const candidates = dataDirCandidates(dataDir, env);
   const found = candidates.find((dir) => existsSync(dir));
   if (found === undefined) {
     throw new EvalConfigError(
-      `The ReAct data folder (prompts and datasets) was not found; looked in:\n${candidates.map((c) => `  ${c}`).join('\n')}\nSet ${DATA_DIR_ENV}=<folder>, pass --data-dir <folder>, or use --dataset FILE.jsonl with --prompts FILE.json.`,
+      `The ReAct data folder (prompts and datasets) was not found; looked in:\n${candidates.map((c) => `  ${c}`).join('\n')}\nSet ${DATA_DIR_ENV}=<folder> or pass --data-dir <folder>; a JSONL file of your own (--dataset FILE.jsonl) needs no data folder.`,
     );
   }
   return found;

@@ -37,7 +37,15 @@ export {
   recordedTurns,
 } from './paper-env.js';
 export { createProgressBar, formatProgress, type ProgressBar } from './progress.js';
-export { agentPrompt, loadPrompts, PAPER_PROMPTS, type PromptKind, type PromptSet } from './prompts.js';
+export {
+  agentPrompt,
+  FEVER_TASK,
+  loadPrompts,
+  PAPER_PROMPTS,
+  type PromptKind,
+  type PromptSet,
+  zeroShotPrompts,
+} from './prompts.js';
 export {
   type ChangedRun,
   changedRuns,

@@ -41,6 +41,23 @@ export const PAPER_PROMPTS: Readonly<
   },
 };
 
+/**
+ * The task statement of the paper's FEVER prompts, which a zero-shot FEVER run keeps: without examples,
+ * it is what tells the model the three labels.
+ */
+export const FEVER_TASK =
+  'Determine if there is Observation that SUPPORTS or REFUTES a Claim, or if there is NOT ENOUGH INFORMATION. Answer SUPPORTS, REFUTES or NOT ENOUGH INFO.';
+
+/**
+ * Prompts without examples for the `needed` kinds (zero-shot): empty for question answering, the task
+ * statement ({@link FEVER_TASK}) for FEVER claims. The strategies then give the model only their own
+ * instructions (the ReAct format and the tools, or the answer format).
+ */
+export function zeroShotPrompts(kind: DatasetKind, needed: readonly PromptKind[]): PromptSet {
+  const text = kind === 'fever' ? FEVER_TASK : '';
+  return Object.fromEntries(needed.map((wanted) => [wanted, text]));
+}
+
 /** Options for {@link loadPrompts}. */
 export interface LoadPromptsOptions {
   /**

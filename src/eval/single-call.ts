@@ -40,9 +40,14 @@ const FORMAT = {
   cot: 'Reason step by step in one Thought, then give the answer:\nThought: <your reasoning>\nAnswer: <the answer>',
 } as const;
 
-/** The system prompt of a Standard or CoT call: the format, then the paper's examples as written. */
+/**
+ * The system prompt of a Standard or CoT call: the format, then the paper's examples as written. A prompt
+ * without examples (zero-shot: empty, or only a task statement) goes before the format instead.
+ */
 export function singleCallPrompt(prompt: string, style: 'standard' | 'cot'): string {
-  return `${FORMAT[style]}\n\nExamples:\n\n${prompt.trim()}`;
+  const text = prompt.trim();
+  if (!/^(Question|Claim)\b/m.test(text)) return text === '' ? FORMAT[style] : `${text}\n\n${FORMAT[style]}`;
+  return `${FORMAT[style]}\n\nExamples:\n\n${text}`;
 }
 
 /**

@@ -67,7 +67,9 @@ export function trackCall(
 export const trackingFetch: typeof fetch = async (input, init) => {
   const progress = init?.signal ? progressBySignal.get(init.signal) : undefined;
   if (!progress)
-    return fetch(input, init).catch((error) => Promise.reject(refusedPort(error, input) ?? error));
+    return fetch(input, init).catch((error) =>
+      Promise.reject(refusedPort(error, input) ?? refusedLocally(error, input) ?? error),
+    );
   const now = performance.now();
   if (progress.failure) {
     const retry = (progress.retries ?? 0) + 1;
@@ -92,7 +94,7 @@ export const trackingFetch: typeof fetch = async (input, init) => {
   } catch (error) {
     const what =
       describeNetworkFailure(error, progress) ?? (error instanceof Error ? error.message : String(error));
-    const refused = refusedPort(error, input);
+    const refused = refusedPort(error, input) ?? refusedLocally(error, input);
     if (refused) throw refused;
     if (!init?.signal?.aborted) progress.failure = { error: what, at: performance.now() };
     throw error;
@@ -182,6 +184,39 @@ function refusedPort(error: unknown, input: Parameters<typeof fetch>[0]): Error 
     `cannot connect: fetch refuses port ${port || '(this one)'} as unsafe (the Fetch standard's bad ports); run the server on another port`,
     { cause: error },
   );
+}
+
+/**
+ * A connection refused by this machine (a loopback address: 127.0.0.0/8, ::1, `localhost`): nothing listens
+ * on that port, and waiting 2 s and 4 s for a retry does not start a server. A plain `Error` saying so,
+ * without the socket error as its cause (the AI SDK retries any error whose causes carry `ECONNREFUSED`),
+ * so the call fails at once; undefined for anything else (a remote host's refusal, a reset, a status),
+ * which is retried as before.
+ */
+function refusedLocally(error: unknown, input: Parameters<typeof fetch>[0]): Error | undefined {
+  if (!codesOf(error).includes('ECONNREFUSED')) return undefined;
+  const url = input instanceof Request ? input.url : String(input);
+  const host = URL.canParse(url) ? new URL(url).hostname : '';
+  if (!isLoopback(socketAddressOf(error) ?? host)) return undefined;
+  return new Error(
+    `cannot connect: connection refused${addressOf(error)}: nothing listens on that port of this machine (not retried; is the server running?)`,
+  );
+}
+
+/** Whether `host` (a host name or an IP address, IPv6 with or without brackets) is this machine. */
+export function isLoopback(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  if (name === 'localhost' || name.endsWith('.localhost') || name === '::1') return true;
+  return /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
+}
+
+/** The IP address of a socket error somewhere in the cause chain, if any. */
+function socketAddressOf(error: unknown): string | undefined {
+  for (let at = error; at instanceof Error; at = at.cause) {
+    const { address } = at as { address?: unknown };
+    if (typeof address === 'string') return address;
+  }
+  return undefined;
 }
 
 /** Seconds for a message: `0.4 s`, `12 s`. */

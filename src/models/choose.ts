@@ -8,9 +8,8 @@
  *
  * @module
  */
-import { errorMessage } from '../util/own.js';
 import type { EnsureModelOptions } from './local-download.js';
-import { HOSTED_DEFAULT_MODELS, parseModelSpec } from './spec.js';
+import { HOSTED_DEFAULT_MODELS } from './spec.js';
 
 /** Where a chosen model spec came from. */
 export type ModelChoiceSource = 'flag' | 'env' | 'api-key' | 'ollama' | 'embedded';
@@ -108,23 +107,28 @@ export async function chooseModel(options: ChooseModelOptions = {}): Promise<Mod
  * Every source of the chain with what was found (Ollama is always probed), and the model that
  * {@link chooseModel} would pick: for `taoloop models`. A server named by `--model` or `TAOLOOP_MODEL`
  * (`openai-compatible:<url>#<model>`, `ollama:<model>`) is asked for its model list first (`GET
- * <base-url>/models`, at most `endpointTimeoutMs`): it is available only when it answers with one, and
- * the note says why not otherwise. A run still uses a spec given that way, so it stays the one chosen,
- * its reason saying that it did not answer.
+ * <base-url>/models`, at most `endpointTimeoutMs`), and its note says what that showed and what was not
+ * checked (`./endpoint-check.ts`): a server that answers without a list (404) may still serve a run, one
+ * that refuses the connection cannot. A run still uses a spec given that way, so it stays the one chosen,
+ * its reason adding what the check found unless the server listed the model.
  */
 export async function describeModelChoices(
   options: ChooseModelOptions = {},
 ): Promise<ModelChoiceDescription> {
   const env = options.env ?? process.env;
   const all: ModelCandidate[] = [];
+  const caveats = new Map<ModelCandidate, string>();
   for await (const candidate of candidates(options)) {
-    all.push(
-      candidate.available && (candidate.source === 'flag' || candidate.source === 'env')
-        ? await checkEndpoint(candidate, env, options.endpointTimeoutMs ?? ENDPOINT_PROBE_TIMEOUT_MS)
-        : candidate.source === 'embedded'
-          ? await checkEmbedded(candidate, env, options.localModel)
-          : candidate,
-    );
+    if (candidate.available && (candidate.source === 'flag' || candidate.source === 'env')) {
+      const timeoutMs = options.endpointTimeoutMs ?? ENDPOINT_PROBE_TIMEOUT_MS;
+      const checked = await checkGiven(candidate, env, timeoutMs);
+      all.push(checked.candidate);
+      if (checked.caveat !== undefined) caveats.set(checked.candidate, checked.caveat);
+    } else {
+      all.push(
+        candidate.source === 'embedded' ? await checkEmbedded(candidate, env, options.localModel) : candidate,
+      );
+    }
   }
   // A spec given with --model or TAOLOOP_MODEL is what a run uses, answering or not; so is the embedded
   // model when nothing else is there, downloadable or not.
@@ -132,24 +136,7 @@ export async function describeModelChoices(
   const first =
     given ?? all.find((c) => c.available && c.spec !== undefined) ?? all.find((c) => c.source === 'embedded');
   if (!first) throw new Error('unreachable: the embedded model is always a candidate');
-  return { candidates: all, chosen: toChoice(first) };
-}
-
-/**
- * The base URL of a spec that names a server taoloop can ask for its models (`openai-compatible:`,
- * `ollama:` at `OLLAMA_BASE_URL`), with the model name; `undefined` for other specs and bad ones (those
- * fail when resolved, with their own message).
- */
-function endpointOf(spec: string, env: NodeJS.ProcessEnv): { baseURL: string; model: string } | undefined {
-  try {
-    const parsed = parseModelSpec(spec);
-    if (parsed.provider === 'openai-compatible') return { baseURL: parsed.baseURL, model: parsed.modelId };
-    if (parsed.provider === 'ollama')
-      return { baseURL: `${ollamaHost(env.OLLAMA_BASE_URL)}/v1`, model: parsed.modelId };
-  } catch {
-    // A bad spec is reported when a run resolves it.
-  }
-  return undefined;
+  return { candidates: all, chosen: toChoice(first, caveats.get(first)) };
 }
 
 /**
@@ -182,70 +169,25 @@ async function checkEmbedded(
   };
 }
 
-/** A given spec's candidate after asking its server for the model list (unchanged for other specs). */
-async function checkEndpoint(
+/**
+ * A given spec's candidate after asking its server for the model list (unchanged for other specs), and
+ * what the chosen model's reason must add: what the check found, unless the server listed the model.
+ */
+async function checkGiven(
   candidate: ModelCandidate,
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
-): Promise<ModelCandidate> {
-  const endpoint = candidate.spec === undefined ? undefined : endpointOf(candidate.spec, env);
-  if (endpoint === undefined) return candidate;
-  const url = `${endpoint.baseURL}/models`;
+): Promise<{ candidate: ModelCandidate; caveat?: string }> {
+  const { checkEndpoint, endpointOf } = await import('./endpoint-check.js');
+  const ollama = `${ollamaHost(env.OLLAMA_BASE_URL)}/v1`;
+  const endpoint = candidate.spec === undefined ? undefined : endpointOf(candidate.spec, ollama);
+  if (endpoint === undefined) return { candidate };
   const apiKey = nonEmpty(env.TAOLOOP_API_KEY) ?? nonEmpty(env.OPENAI_COMPATIBLE_API_KEY);
-  const listed = await listEndpointModels(url, timeoutMs, apiKey);
-  if (!listed.ok) {
-    return {
-      ...candidate,
-      available: false,
-      note: `${candidate.note}; ${url} did not answer: ${listed.why}`,
-    };
-  }
-  const names = listed.models;
-  const shown = names.length > 5 ? `${names.slice(0, 5).join(', ')}, …` : names.join(', ');
-  const what = names.includes(endpoint.model)
-    ? `lists ${endpoint.model}`
-    : names.length === 0
-      ? 'answers with an empty model list'
-      : `answers, but lists ${shown}, not ${endpoint.model}`;
-  return { ...candidate, note: `${candidate.note}; ${url} ${what}` };
-}
-
-/**
- * `GET url` (an OpenAI-compatible `/models`: `{ data: [{ id }] }`) within `timeoutMs`: the model ids, or
- * why there are none (the connection's error code, the HTTP status, no answer in time, not a model list).
- */
-async function listEndpointModels(
-  url: string,
-  timeoutMs: number,
-  apiKey: string | undefined,
-): Promise<{ ok: true; models: string[] } | { ok: false; why: string }> {
-  try {
-    const response = await fetch(url, {
-      signal: AbortSignal.timeout(timeoutMs),
-      ...(apiKey !== undefined && { headers: { authorization: `Bearer ${apiKey}` } }),
-    });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return {
-        ok: false,
-        why: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
-      };
-    }
-    const body = (await response.json()) as { data?: unknown };
-    if (!Array.isArray(body.data))
-      return { ok: false, why: 'the answer is not a model list ({ data: [...] })' };
-    const models = body.data.flatMap((m: unknown) => {
-      const id = (m as { id?: unknown } | null)?.id;
-      return typeof id === 'string' ? [id] : [];
-    });
-    return { ok: true, models };
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'TimeoutError')
-      return { ok: false, why: `no answer within ${timeoutMs} ms` };
-    // fetch says only "fetch failed"; the reason (ECONNREFUSED 127.0.0.1:9, ENOTFOUND host) is its cause.
-    const cause = (error as { cause?: unknown }).cause;
-    return { ok: false, why: cause === undefined ? errorMessage(error) : errorMessage(cause) };
-  }
+  const found = await checkEndpoint(endpoint, timeoutMs, apiKey);
+  return {
+    candidate: { ...candidate, available: found.available, note: `${candidate.note}; ${found.said}` },
+    ...(!found.confirmed && { caveat: found.said }),
+  };
 }
 
 /** The sources in order; each is looked at only when the consumer asks for it. */
@@ -357,15 +299,13 @@ async function embeddedCandidate(): Promise<ModelCandidate> {
   return { spec, source: 'embedded', available: true, note };
 }
 
-function toChoice(candidate: ModelCandidate): ModelChoice {
+/** The choice of `candidate`; `caveat`: what its server's check found, for a spec given with --model or TAOLOOP_MODEL. */
+function toChoice(candidate: ModelCandidate, caveat?: string): ModelChoice {
   const spec = candidate.spec ?? FALLBACK_EMBEDDED_SPEC;
-  // Only a given spec whose server did not answer is chosen while unavailable.
-  const unanswered = candidate.available
-    ? ''
-    : `, but ${candidate.note.replace(/^[^;]*; /, '')}: a run with it fails until it answers`;
+  const found = caveat === undefined ? '' : `; ${caveat}`;
   const reasons: Record<ModelChoiceSource, string> = {
-    flag: `--model ${spec} was given${unanswered}`,
-    env: `TAOLOOP_MODEL is set to ${spec}${unanswered}`,
+    flag: `--model ${spec} was given${found}`,
+    env: `TAOLOOP_MODEL is set to ${spec}${found}`,
     'api-key': `no --model or TAOLOOP_MODEL, and ${candidate.note}`,
     ollama: `no --model, TAOLOOP_MODEL or API key, and ${candidate.note}`,
     embedded: candidate.available

@@ -197,6 +197,38 @@ describe('taoloop eval', () => {
     assert.ok(existsSync(join(out, 'replay.md')));
   });
 
+  test('a JSONL file of your own needs only the file and the model: zero-shot, no data folder, said so', async () => {
+    const answers = oracleAnswers(fixture('eval-qa.jsonl'));
+    const server = await startFakeOpenAI({
+      replies: (request) => {
+        const question = (request.messages[1]?.content ?? '').replace(/^Question: /, '');
+        return `Thought: easy.\nAnswer: ${answers.get(question) ?? 'unknown'}`;
+      },
+    });
+    try {
+      const out = tempDir('taoloop-eval-own-');
+      const args = ['--dataset', fixture('eval-qa.jsonl'), '--strategy', 'standard,cot,react'];
+      const model = ['--model', `openai-compatible:${server.baseURL}#tiny`];
+      // No data folder anywhere: a named one that does not exist would be an error, so none is named.
+      const result = await taoloop(
+        [...args, ...model, '--wiki-corpus', fixture('wiki-corpus.jsonl'), '--limit', '2', '--out', out],
+        cleanEnv(),
+      );
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^cot\s+2\s+\d/m);
+      assert.match(result.stdout, /^Prompts: zero-shot, no examples \(--prompts FILE\.json, or --data-dir/m);
+      const systems = server.requests.map((r) => r.messages[0]?.content ?? '');
+      assert.equal(systems.length, 6);
+      for (const system of systems) assert.doesNotMatch(system, /Examples|Question: /, system);
+      // The paper's prompts when the data folder is named: a missing one is an error, not a silent zero-shot.
+      const named = await taoloop([...args, ...model, '--data-dir', '/nonexistent/react-data', '--out', out]);
+      assert.equal(named.code, 2);
+      assert.match(named.stderr, /ReAct data folder .* was not found/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('usage errors exit 2 and say what to change', async () => {
     const out = tempDir('taoloop-usage-');
     const model = ['--model', 'openai-compatible:http://127.0.0.1:9/v1#x', '--out', out];

@@ -7,8 +7,15 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { EvalConfigError, loadDataset, resolveDataDir } from '../../src/eval/datasets.js';
-import { agentPrompt, loadPrompts } from '../../src/eval/prompts.js';
+import {
+  DATA_DIR_ENV,
+  dataDirCandidates,
+  EvalConfigError,
+  loadDataset,
+  resolveDataDir,
+} from '../../src/eval/datasets.js';
+import { agentPrompt, FEVER_TASK, loadPrompts, zeroShotPrompts } from '../../src/eval/prompts.js';
+import { singleCallPrompt } from '../../src/eval/single-call.js';
 import { skipUnless } from '../helpers/require.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -59,6 +66,19 @@ describe('loadDataset', () => {
       /same id/,
     );
   });
+  test('where the data folder is looked for: each folder once, from the taoloop folder too', () => {
+    const here = process.cwd();
+    process.chdir(fileURLToPath(new URL('../../', import.meta.url)));
+    try {
+      const looked = dataDirCandidates(undefined, { [DATA_DIR_ENV]: '/nope/data' });
+      assert.equal(looked[0], '/nope/data');
+      assert.equal(new Set(looked).size, looked.length, looked.join('\n'));
+      assert.equal(looked.length, 2, looked.join('\n'));
+    } finally {
+      process.chdir(here);
+    }
+  });
+
   test('a missing data folder names where it looked and how to set it', () => {
     assert.throws(
       () => resolveDataDir('/nope/either'),
@@ -70,6 +90,18 @@ describe('loadDataset', () => {
 });
 
 describe('prompts', () => {
+  test('zero-shot prompts: none for questions, the task statement for claims; no "Examples:" heading', () => {
+    assert.deepEqual(zeroShotPrompts('qa', ['react', 'cot']), { react: '', cot: '' });
+    assert.deepEqual(zeroShotPrompts('fever', ['standard']), { standard: FEVER_TASK });
+    assert.equal(singleCallPrompt('', 'cot').includes('Examples'), false);
+    const fever = singleCallPrompt(FEVER_TASK, 'standard');
+    assert.ok(fever.startsWith(FEVER_TASK), fever);
+    assert.doesNotMatch(fever, /Examples/);
+    assert.deepEqual(agentPrompt(''), { instructions: '', examples: [] });
+    // The paper's examples keep their heading.
+    assert.match(singleCallPrompt('Question: a?\nAnswer: b', 'standard'), /Examples:\n\nQuestion: a\?/);
+  });
+
   test("the user's file, by strategy name; a missing prompt is named", () => {
     const prompts = loadPrompts('qa', ['react', 'cot'], {
       promptsFile: fixture('eval-prompts.json'),

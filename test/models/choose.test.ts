@@ -265,3 +265,63 @@ describe('describeModelChoices and formatModelChoices', () => {
     );
   });
 });
+
+describe('a given server asked for its model list: what was checked and what was not', () => {
+  /** A server on 127.0.0.1 that answers every request with `status` and `body`. */
+  async function answering(status: number, body = '') {
+    const server = createServer((_req, res) => res.writeHead(status).end(body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    return { base, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+  const describeFlag = (flag: string) =>
+    describeModelChoices({ flag, env: {}, probeOllama: noOllama, localModel: { lookup: async () => {} } });
+
+  it('no list (404): usable, and the reason says the chat endpoint was not tried', async () => {
+    const server = await answering(404);
+    try {
+      const { candidates, chosen } = await describeFlag(`openai-compatible:${server.base}#m`);
+      const said = `GET ${server.base}/models answered HTTP 404 Not Found: the server lists no models; a run may still work (its chat endpoint was not tried)`;
+      assert.deepEqual(candidates[0], {
+        spec: `openai-compatible:${server.base}#m`,
+        source: 'flag',
+        available: true,
+        note: `given with --model; ${said}`,
+      });
+      assert.equal(chosen.reason, `--model openai-compatible:${server.base}#m was given; ${said}`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a 200 that is no model list is the same; a 401 names the key variable and is not called usable', async () => {
+    const notAList = await answering(200, '<html>hello</html>');
+    const refused = await answering(401);
+    try {
+      const html = await describeFlag(`openai-compatible:${notAList.base}#m`);
+      assert.equal(html.candidates[0]?.available, true);
+      assert.match(html.chosen.reason, /answered, but not with a model list .*a run may still work/);
+      const key = await describeFlag(`openai-compatible:${refused.base}#m`);
+      assert.equal(key.candidates[0]?.available, false);
+      assert.match(
+        key.chosen.reason,
+        /answered HTTP 401 Unauthorized \(an API key goes in TAOLOOP_API_KEY\)/,
+      );
+    } finally {
+      await notAList.close();
+      await refused.close();
+    }
+  });
+
+  it('a refused connection is not a missing list: not available, and a run fails the same way', async () => {
+    const server = await answering(404);
+    await server.close();
+    const { candidates, chosen } = await describeFlag(`openai-compatible:${server.base}#m`);
+    const address = new URL(server.base).host;
+    const said = `GET ${server.base}/models: connection refused (${address}): no server listens there, so a run fails too until one does`;
+    assert.equal(candidates[0]?.available, false);
+    assert.equal(candidates[0]?.note, `given with --model; ${said}`);
+    assert.equal(chosen.reason, `--model openai-compatible:${server.base}#m was given; ${said}`);
+    assert.doesNotMatch(chosen.reason, /until it answers/);
+  });
+});

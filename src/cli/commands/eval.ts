@@ -8,12 +8,13 @@
  */
 import { join } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { EvalRun } from '../../eval/index.js';
+import type { Dataset, EvalRun, PromptKind } from '../../eval/index.js';
 import type { Model } from '../../models/types.js';
+import type { LabelLanguage } from '../../react/labels.js';
 import type { Tool } from '../../tools/types.js';
 import { EXIT, UsageError } from '../errors.js';
 import { inFlagNames } from '../flag-names.js';
-import { DEFAULT_MODEL_TIMEOUT_MS, durationMs, positiveInt } from '../options.js';
+import { DEFAULT_MODEL_TIMEOUT_MS, durationMs, messagesLangOption, positiveInt } from '../options.js';
 import { onStopSignals } from '../signals.js';
 
 /** Options of `taoloop eval`, as commander parses them. */
@@ -33,6 +34,8 @@ export interface EvalCommandOptions {
   restate?: string;
   /** Limit for one model call, in ms (`--model-timeout`, `TAOLOOP_MODEL_TIMEOUT`). */
   modelTimeout: number;
+  /** The language of taoloop's messages (`--lang`, `TAOLOOP_LANG`). @default 'en' */
+  lang?: LabelLanguage;
 }
 
 /** Whole numbers ≥ 1 in plain digits, as everywhere in the CLI. */
@@ -57,11 +60,11 @@ export function registerEvalCommand(program: Command, setExit: (code: number) =>
     .addOption(new Option('--max-steps <n>', 'ReAct / Act step limit').default(7).argParser(wholeNumber))
     .option(
       '--prompts <file>',
-      'JSON of few-shot prompts ({"react", "act", "cot", "standard"} or the paper keys)',
+      'JSON of few-shot prompts ({"react", "act", "cot", "standard"} or the paper keys) (default: the paper\'s for hotpotqa and fever, none for a FILE.jsonl)',
     )
     .option(
       '--data-dir <dir>',
-      'the ReAct data folder (default: $TAOLOOP_REACT_DATA, then ../shared/react-data)',
+      "the ReAct data folder: the paper's hotpotqa and fever items and few-shot prompts; a FILE.jsonl needs none and runs zero-shot without it or --prompts (default: $TAOLOOP_REACT_DATA, then ../shared/react-data beside the taoloop folder)",
     )
     .option(
       '--wiki-corpus <file>',
@@ -84,6 +87,7 @@ export function registerEvalCommand(program: Command, setExit: (code: number) =>
       '--replay-trajectories <file>',
       'replay recorded ReAct runs (paper environment vs taoloop) and exit',
     )
+    .addOption(messagesLangOption())
     .action(async (options: EvalCommandOptions) => {
       setExit(
         options.replayTrajectories !== undefined
@@ -111,24 +115,52 @@ async function prepare(options: EvalCommandOptions) {
     const dataDir = () => ev.resolveDataDir(options.dataDir);
     const dataset = ev.loadDataset(datasetSpec, dataDir);
     const needed = [...new Set(strategies.flatMap(ev.promptsNeeded))];
-    const prompts = ev.loadPrompts(dataset.kind, needed, {
-      dataDir,
-      ...(options.prompts !== undefined && { promptsFile: options.prompts }),
-    });
-    return { strategies, dataset, prompts };
+    const { prompts, promptsNote } = choosePrompts(ev, dataset, needed, options, dataDir);
+    return { strategies, dataset, prompts, promptsNote };
   });
+}
+
+/**
+ * The prompts of an eval and a line saying which they are: `--prompts FILE`; else the paper's few-shot
+ * prompts from the ReAct data folder, for hotpotqa and fever always, for a file of one's own only when the
+ * folder is named (`--data-dir`, `TAOLOOP_REACT_DATA`); else zero-shot, the strategies' own instructions
+ * and no examples (the paper's examples are HotpotQA and FEVER questions, not the user's).
+ */
+function choosePrompts(
+  ev: typeof import('../../eval/index.js'),
+  dataset: Dataset,
+  needed: readonly PromptKind[],
+  options: EvalCommandOptions,
+  dataDir: () => string,
+) {
+  if (options.prompts !== undefined) {
+    const prompts = ev.loadPrompts(dataset.kind, needed, { dataDir, promptsFile: options.prompts });
+    return { prompts, promptsNote: `Prompts: ${options.prompts}` };
+  }
+  const builtIn = dataset.name === 'hotpotqa' || dataset.name === 'fever';
+  if (builtIn || options.dataDir !== undefined || process.env[ev.DATA_DIR_ENV]?.trim()) {
+    const dir = dataDir();
+    const prompts = ev.loadPrompts(dataset.kind, needed, { dataDir: () => dir });
+    const file = join(dir, ev.PAPER_PROMPTS[dataset.kind].file);
+    return { prompts, promptsNote: `Prompts: the ReAct paper's few-shot examples (${file})` };
+  }
+  return {
+    prompts: ev.zeroShotPrompts(dataset.kind, needed),
+    promptsNote:
+      "Prompts: zero-shot, no examples (--prompts FILE.json, or --data-dir for the ReAct paper's few-shot examples)",
+  };
 }
 
 /** Runs `taoloop eval` and returns the exit code: 0 finished, 1 stopped before the end (Ctrl-C, errors). */
 export async function evalCommand(options: EvalCommandOptions): Promise<number> {
   const ev = await import('../../eval/index.js');
-  const { strategies, ...setup } = await prepare(options);
+  const { strategies, promptsNote, ...setup } = await prepare(options);
   const resultsFile = join(options.out, 'results.jsonl');
   const runner =
     options.restate !== undefined
       ? { runPair: await restateRunner(options, options.restate, strategies, resultsFile) }
       : await (async () => {
-          const model = await buildModel(options.model);
+          const model = await buildModel(options.model, options.lang);
           return { model, createTools: await wikipediaTools(options.wikiCorpus) };
         })();
   const progressBar = ev.createProgressBar(setup.dataset.kind === 'qa' ? 'EM' : 'accuracy');
@@ -168,7 +200,7 @@ export async function evalCommand(options: EvalCommandOptions): Promise<number> 
     resultsFile,
   });
   process.stdout.write(
-    `${report.table}\n\nResults: ${resultsFile}\nReport: ${report.markdownFile}, ${report.chartFile}\n`,
+    `${report.table}\n\nResults: ${resultsFile}\nReport: ${report.markdownFile}, ${report.chartFile}\n${promptsNote}\n`,
   );
   if (run.stoppedBy !== undefined) process.stderr.write(`taoloop: stopped: ${inFlagNames(run.stoppedBy)}\n`);
   // Model failures are scored as wrong answers; say why on the terminal, not only in results.jsonl.
@@ -270,12 +302,12 @@ async function configError<T>(f: () => T | Promise<T>): Promise<T> {
 }
 
 /** The model for a spec, or the default chain (TAOLOOP_MODEL, an API key, Ollama, the embedded model). */
-async function buildModel(spec: string | undefined): Promise<Model> {
+async function buildModel(spec: string | undefined, lang: LabelLanguage = 'en'): Promise<Model> {
   const [{ buildModel: build }, { CLI_MESSAGES }] = await Promise.all([
     import('../setup.js'),
     import('../i18n.js'),
   ]);
-  return build(spec, process.env, CLI_MESSAGES.en);
+  return build(spec, process.env, CLI_MESSAGES[lang]);
 }
 
 /** A factory of fresh Wikipedia tools (one pair per episode) over a local corpus or the live API. */

@@ -13,11 +13,12 @@
 import pc from 'picocolors';
 import { runAgent } from '../../agent/loop.js';
 import type { RunResult, Step } from '../../agent/types.js';
-import { LABEL_SETS } from '../../react/labels.js';
+import { LABEL_SETS, type LabelLanguage } from '../../react/labels.js';
 import { replayModel } from '../../trace/replay-model.js';
 import type { Trace } from '../../trace/trace.js';
 import { terminalApprover } from '../approve.js';
 import { EXIT, UsageError } from '../errors.js';
+import { CLI_MESSAGES } from '../i18n.js';
 import { safeText } from '../safe-text.js';
 import { checkAllowed, type RecordedCliOptions } from '../setup.js';
 import { buildCliTools } from '../tools.js';
@@ -35,6 +36,8 @@ export interface ReplayCommandOptions {
   allow?: string[];
   /** Let run_tests run without bubblewrap. @default false */
   allowUnsandboxed?: boolean;
+  /** The language of taoloop's words (the approval prompt, the human tool). @default the trace's */
+  lang?: LabelLanguage | undefined;
 }
 
 /** One step whose observation is not what was recorded. */
@@ -54,9 +57,10 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
     throw new UsageError(
       `${file} does not say which tools the run had (it was not written by taoloop run or ask), so it cannot be replayed.`,
     );
+  const lang = options.lang ?? traceLanguage(trace);
   const tools = await buildCliTools({
     tools: cli.tools.join(','),
-    lang: traceLanguage(trace),
+    lang,
     ...folder('docs', '--docs', cli.docs, options.docs),
     ...folder('root', '--root', cli.root, options.root),
     ...folder('wikiCorpus', '--wiki-corpus', cli.wikiCorpus, options.wikiCorpus),
@@ -70,7 +74,7 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
     tools,
     // Enough steps for every recorded turn: the replay must never stop sooner than the recording did.
     maxSteps: Math.max(cli.maxSteps, trace.steps.length),
-    approve: terminalApprover(),
+    approve: terminalApprover({ messages: CLI_MESSAGES[lang].approval }),
     prompt: { labels: LABEL_SETS[traceLanguage(trace)] },
     modelSettings: { mode: cli.mode, streaming: false },
     limits: { allowTools: options.yes === true ? 'all' : allow },
@@ -157,7 +161,9 @@ function printReport(file: string, trace: Trace, result: RunResult, differences:
   const verdict =
     differences.length === 0
       ? pc.green('identical: every observation is the same')
-      : pc.red(`${differences.length} of ${trace.steps.length} steps differ`);
+      : pc.red(
+          `${differences.length} of ${trace.steps.length} ${trace.steps.length === 1 ? 'step differs' : 'steps differ'}`,
+        );
   out(`— ${verdict} · recorded: ${recordedStatus} · replay: ${result.status}`);
 }
 

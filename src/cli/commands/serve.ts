@@ -7,7 +7,7 @@
 
 import { type Command, Option } from 'commander';
 import type { ModelPrice } from '../../models/pricing.js';
-import { portNumber, positiveInt, pricePair } from '../options.js';
+import { messagesLangOption, portNumber, positiveInt, pricePair } from '../options.js';
 import { onStopSignals, signalExitCode } from '../signals.js';
 
 /** Options of `taoloop serve`, as commander parses them. */
@@ -80,6 +80,7 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
         .argParser(pricePair)
         .env('TAOLOOP_PRICE'),
     )
+    .addOption(messagesLangOption())
     .action(async (options: ServeCommandOptions) => {
       setExit(await serve(options));
     });

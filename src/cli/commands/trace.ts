@@ -14,7 +14,7 @@ import { LABEL_SETS, type LabelLanguage, primaryLabels } from '../../react/label
 import { findRun, runsFolder } from '../../trace/runs.js';
 import { readTrace, type Trace, type TraceLine, traceEventLine } from '../../trace/trace.js';
 import { errorMessage } from '../../util/own.js';
-import { UsageError } from '../errors.js';
+import { UsageError, usageError } from '../errors.js';
 import { CLI_MESSAGES, fill } from '../i18n.js';
 import { createRenderer } from '../render.js';
 import { safeText } from '../safe-text.js';
@@ -27,10 +27,7 @@ import { safeText } from '../safe-text.js';
  */
 export function loadTrace(ref: string): { file: string; trace: Trace } {
   const file = findRun(ref, runsFolder(process.cwd(), process.env));
-  if (!file)
-    throw new UsageError(
-      `no trace "${ref}": not a file, and no run with that id in ${runsFolder()} (see taoloop runs).`,
-    );
+  if (!file) throw usageError('traceNotFound', { ref, folder: runsFolder() });
   let trace: Trace;
   try {
     trace = readTrace(file);
@@ -58,14 +55,15 @@ export function traceLanguage(trace: Trace): LabelLanguage {
 }
 
 /**
- * Prints the transcript and returns 0.
+ * Prints the transcript and returns 0: labels as the run wrote them, taoloop's words (statuses, the footer,
+ * notes) in `options.lang`, else in the run's language.
  *
  * @throws {UsageError} when the trace cannot be found or read, or has an event that cannot be printed.
  */
-export function traceCommand(ref: string): number {
+export function traceCommand(ref: string, options: { lang?: LabelLanguage | undefined } = {}): number {
   const { file, trace } = loadTrace(ref);
   const lang = traceLanguage(trace);
-  const messages = CLI_MESSAGES[lang];
+  const messages = CLI_MESSAGES[options.lang ?? lang];
   const render = createRenderer({
     json: false,
     out: process.stdout,

@@ -9,7 +9,8 @@ import type { CliMessages } from './messages.js';
 export const FR: CliMessages = {
   thinking: 'réflexion',
   stopping: 'Arrêt de l’exécution… (Ctrl-C à nouveau pour quitter tout de suite)',
-  steps: 'étapes',
+  steps: { one: 'étape', other: 'étapes' },
+  singular: (count) => count === 0 || count === 1,
   tokens: 'jetons',
   tokensUnknown: 'jetons inconnus',
   costUnknown: 'coût inconnu (pas de prix pour ce modèle : --price ENTRÉE/SORTIE)',
@@ -72,6 +73,7 @@ export const FR: CliMessages = {
   debugHint: '(définissez TAOLOOP_DEBUG=1 pour voir la pile d’appels)',
   emptyQuestion: 'la question est vide. Exemple : taoloop {command} "Combien font 20 * 12 * 7 ?"',
   noModel: 'aucun modèle n’est configuré, et le modèle local intégré n’est pas disponible : {detail}',
+  noLlamaCpp: 'il lui faut node-llama-cpp, qui n’est pas installé : lancez `{command}`',
   modelSetup: [
     'Configurez un modèle avec --model <spec> ou la variable d’environnement TAOLOOP_MODEL :',
     '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   tout serveur compatible OpenAI',
@@ -129,5 +131,23 @@ export const FR: CliMessages = {
       'prix d\'entrée et de sortie en dollars (USD) par million de jetons attendus, sous la forme ENTRÉE/SORTIE, par exemple 0.15/0.60, reçu "{value}".',
     duration: 'durée attendue, par exemple 90s, 2m, 500ms ou un nombre de secondes, reçu "{value}".',
     helpHint: "(lancez avec --help pour l'aide)",
+  },
+  errors: {
+    inConfig: 'le champ "{field}" du fichier de configuration {file}',
+    unknownTool: 'outil inconnu {names} dans {where}. Disponibles : {available}.',
+    noTool: '{where} ne désigne aucun outil{given}. Disponibles : {available}.',
+    docsNeedsSearch: '{where} ne sert qu’à l’outil search ; ajoutez search à --tools.',
+    rootNeedsTool: '{where} ne sert qu’aux outils read_file et run_tests ; ajoutez l’un d’eux à --tools.',
+    wikiCorpusNeedsWikipedia: '{where} ne sert qu’à l’outil wikipedia ; ajoutez wikipedia à --tools.',
+    searchNeedsDocs: 'l’outil search a besoin d’un dossier de documents : ajoutez --docs DOSSIER.',
+    readFileNeedsRoot: 'read_file a besoin du dossier qu’il peut lire : ajoutez --root DOSSIER.',
+    runTestsNeedsRoot: 'run_tests a besoin du dossier du projet : ajoutez --root DOSSIER.',
+    allowNotATool: '--allow {names} : ce n’est pas un outil de cette exécution. Ses outils : {tools}.',
+    maxCostNeedsPrice:
+      '--max-cost a besoin du prix de {model}, que taoloop ne connaît pas : passez --price ENTRÉE/SORTIE en dollars (USD) par million de jetons d’entrée/sortie (par exemple --price 0.15/0.60), ou ajoutez-le aux "prices" du fichier de configuration.',
+    configMissing: 'le fichier de configuration {file} n’existe pas.',
+    badConfig: 'fichier de configuration incorrect {file} :\n  {problems}',
+    traceNotFound:
+      'aucune trace "{ref}" : ce n’est pas un fichier, et aucune exécution n’a cet identifiant dans {folder} (voir taoloop runs).',
   },
 };

@@ -9,7 +9,8 @@ import type { CliMessages } from './messages.js';
 export const ID: CliMessages = {
   thinking: 'berpikir',
   stopping: 'Menghentikan proses… (tekan Ctrl-C lagi untuk langsung keluar)',
-  steps: 'langkah',
+  steps: { one: 'langkah', other: 'langkah' },
+  singular: () => false,
   tokens: 'token',
   tokensUnknown: 'token tidak diketahui',
   costUnknown: 'biaya tidak diketahui (tidak ada harga untuk model ini: --price MASUK/KELUAR)',
@@ -70,6 +71,7 @@ export const ID: CliMessages = {
   debugHint: '(setel TAOLOOP_DEBUG=1 untuk melihat jejak tumpukan)',
   emptyQuestion: 'pertanyaannya kosong. Contoh: taoloop {command} "Berapa 20 * 12 * 7?"',
   noModel: 'tidak ada model yang dikonfigurasi, dan model lokal bawaan tidak tersedia: {detail}',
+  noLlamaCpp: 'model ini memerlukan node-llama-cpp, yang belum terpasang: jalankan `{command}`',
   modelSetup: [
     'Atur model dengan --model <spec> atau variabel lingkungan TAOLOOP_MODEL:',
     '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   server apa pun yang kompatibel dengan OpenAI',
@@ -126,5 +128,24 @@ export const ID: CliMessages = {
       'diharapkan harga masukan dan keluaran dalam dolar (USD) per sejuta token, sebagai MASUK/KELUAR seperti 0.15/0.60, diterima "{value}".',
     duration: 'diharapkan durasi seperti 90s, 2m, 500ms atau jumlah detik, diterima "{value}".',
     helpHint: '(jalankan dengan --help untuk cara pakai)',
+  },
+  errors: {
+    inConfig: 'kolom "{field}" di berkas konfigurasi {file}',
+    unknownTool: 'alat {names} di {where} tidak dikenal. Yang tersedia: {available}.',
+    noTool: '{where} tidak menyebut satu alat pun{given}. Yang tersedia: {available}.',
+    docsNeedsSearch: '{where} hanya dipakai oleh alat search; tambahkan search ke --tools.',
+    rootNeedsTool:
+      '{where} hanya dipakai oleh alat read_file dan run_tests; tambahkan salah satunya ke --tools.',
+    wikiCorpusNeedsWikipedia: '{where} hanya dipakai oleh alat wikipedia; tambahkan wikipedia ke --tools.',
+    searchNeedsDocs: 'alat search memerlukan folder dokumen: tambahkan --docs FOLDER.',
+    readFileNeedsRoot: 'read_file memerlukan folder yang boleh dibacanya: tambahkan --root FOLDER.',
+    runTestsNeedsRoot: 'run_tests memerlukan folder proyek: tambahkan --root FOLDER.',
+    allowNotATool: '--allow {names}: bukan alat dalam eksekusi ini. Alatnya: {tools}.',
+    maxCostNeedsPrice:
+      '--max-cost memerlukan harga {model}, dan taoloop tidak mengetahuinya: berikan --price MASUK/KELUAR dalam dolar (USD) per sejuta token masukan/keluaran (misalnya --price 0.15/0.60), atau tambahkan ke "prices" di berkas konfigurasi.',
+    configMissing: 'berkas konfigurasi {file} tidak ada.',
+    badConfig: 'berkas konfigurasi {file} bermasalah:\n  {problems}',
+    traceNotFound:
+      'tidak ada jejak "{ref}": bukan berkas, dan tidak ada eksekusi dengan id itu di {folder} (lihat taoloop runs).',
   },
 };

@@ -12,7 +12,10 @@ export interface CliMessages {
   thinking: string;
   /** After the first Ctrl-C. */
   stopping: string;
-  steps: string;
+  /** The footer's step count: `{count}` steps, in the singular or the plural form. */
+  steps: { one: string; other: string };
+  /** Whether a count takes the singular form (English: 1; French: 0 and 1; Indonesian has one form). */
+  singular: (count: number) => boolean;
   tokens: string;
   tokensUnknown: string;
   costUnknown: string;
@@ -72,6 +75,8 @@ export interface CliMessages {
   emptyQuestion: string;
   /** No model configured and the embedded one unavailable; `{detail}` says why, the setup help follows. */
   noModel: string;
+  /** `{detail}` of `noModel` when the embedded model lacks node-llama-cpp; `{command}` installs it. */
+  noLlamaCpp: string;
   /** The ways to configure a model (after `noModel`), as `describeModelSetup` says them in English. */
   modelSetup?: string;
   /** `taoloop trace`: a trace that ends with a crash; `{error}`. */
@@ -96,6 +101,43 @@ export interface CliMessages {
   chat: ChatMessages;
   /** Commander's errors about the command line (unknown option, missing argument, ...). */
   usage: UsageMessages;
+  /** taoloop's own usage errors (exit code 2), printed in the language of the command line. */
+  errors: ErrorMessages;
+}
+
+/**
+ * taoloop's own usage errors (`UsageError`s made with `usageError(key, values)`): what the options, the config
+ * file and the arguments got wrong. `{where}` is a flag, an environment variable or {@link inConfig}.
+ */
+export interface ErrorMessages {
+  /** `{where}` holds a field of the config file: `{field}` and `{file}`. */
+  inConfig: string;
+  /** `{names}` (quoted, comma-separated) are no tools; `{available}` lists the tools. */
+  unknownTool: string;
+  /** `{where}` names no tool: `{given}` is what it held, in parentheses, or empty. */
+  noTool: string;
+  /** `{where}` gives documents but the run has no search tool. */
+  docsNeedsSearch: string;
+  /** `{where}` gives a folder but the run has neither read_file nor run_tests. */
+  rootNeedsTool: string;
+  /** `{where}` gives a Wikipedia corpus but the run has no wikipedia tool. */
+  wikiCorpusNeedsWikipedia: string;
+  /** The search tool without documents. */
+  searchNeedsDocs: string;
+  /** read_file without a folder. */
+  readFileNeedsRoot: string;
+  /** run_tests without a folder. */
+  runTestsNeedsRoot: string;
+  /** `--allow {names}` names no tool of the run; `{tools}` are its tools. */
+  allowNotATool: string;
+  /** `--max-cost` for `{model}`, whose price is unknown. */
+  maxCostNeedsPrice: string;
+  /** `--config {file}` does not exist. */
+  configMissing: string;
+  /** The config file `{file}` is unusable; `{problems}`: one per line, as the checks word them (English). */
+  badConfig: string;
+  /** `taoloop trace` / `replay {ref}`: no such file or run id in `{folder}`. */
+  traceNotFound: string;
 }
 
 /** The approval prompt: `{action}`, `{effects}` and `{tool}` are filled in. */

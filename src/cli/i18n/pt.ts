@@ -9,7 +9,8 @@ import type { CliMessages } from './messages.js';
 export const PT: CliMessages = {
   thinking: 'pensando',
   stopping: 'Parando a execução… (Ctrl-C de novo para sair já)',
-  steps: 'passos',
+  steps: { one: 'passo', other: 'passos' },
+  singular: (count) => count === 1,
   tokens: 'tokens',
   tokensUnknown: 'tokens desconhecidos',
   costUnknown: 'custo desconhecido (sem preço para este modelo: --price ENTRADA/SAÍDA)',
@@ -71,6 +72,7 @@ export const PT: CliMessages = {
   debugHint: '(defina TAOLOOP_DEBUG=1 para ver a pilha de chamadas)',
   emptyQuestion: 'a pergunta está vazia. Exemplo: taoloop {command} "Quanto é 20 * 12 * 7?"',
   noModel: 'nenhum modelo está configurado, e o modelo local embutido não está disponível: {detail}',
+  noLlamaCpp: 'ele precisa do node-llama-cpp, que não está instalado: execute `{command}`',
   modelSetup: [
     'Escolha um modelo com --model <spec> ou a variável de ambiente TAOLOOP_MODEL:',
     '  --model openai-compatible:http://127.0.0.1:8080/v1#my-model   qualquer servidor compatível com OpenAI',
@@ -127,5 +129,26 @@ export const PT: CliMessages = {
       'esperava os preços de entrada e saída em dólares (USD) por milhão de tokens, como ENTRADA/SAÍDA, por exemplo 0.15/0.60, recebeu "{value}".',
     duration: 'esperava uma duração como 90s, 2m, 500ms ou um número de segundos, recebeu "{value}".',
     helpHint: '(use --help para ver como usar)',
+  },
+  errors: {
+    inConfig: 'campo "{field}" do arquivo de configuração {file}',
+    unknownTool: 'ferramenta desconhecida {names} ({where}). Disponíveis: {available}.',
+    noTool: 'nenhuma ferramenta indicada ({where}){given}. Disponíveis: {available}.',
+    docsNeedsSearch:
+      'a pasta de documentos ({where}) só é usada pela ferramenta search; acrescente search a --tools.',
+    rootNeedsTool:
+      'a pasta ({where}) só é usada pelas ferramentas read_file e run_tests; acrescente uma delas a --tools.',
+    wikiCorpusNeedsWikipedia:
+      'o corpus da Wikipedia ({where}) só é usado pela ferramenta wikipedia; acrescente wikipedia a --tools.',
+    searchNeedsDocs: 'a ferramenta search precisa de uma pasta de documentos: acrescente --docs PASTA.',
+    readFileNeedsRoot: 'read_file precisa da pasta que pode ler: acrescente --root PASTA.',
+    runTestsNeedsRoot: 'run_tests precisa da pasta do projeto: acrescente --root PASTA.',
+    allowNotATool: '--allow {names}: não é uma ferramenta desta execução. Suas ferramentas: {tools}.',
+    maxCostNeedsPrice:
+      '--max-cost precisa do preço de {model}, e o taoloop não o conhece: passe --price ENTRADA/SAÍDA em dólares (USD) por milhão de tokens de entrada/saída (por exemplo --price 0.15/0.60), ou acrescente-o a "prices" no arquivo de configuração.',
+    configMissing: 'o arquivo de configuração {file} não existe.',
+    badConfig: 'arquivo de configuração inválido {file}:\n  {problems}',
+    traceNotFound:
+      'nenhum registro "{ref}": não é um arquivo, e nenhuma execução tem esse id em {folder} (veja taoloop runs).',
   },
 };

@@ -10,6 +10,7 @@ import {
   ollamaHost,
   probeOllama,
 } from '../../src/models/choose.js';
+import { waitFor } from '../helpers/wait.js';
 
 /** A probe that must not be called. */
 const noProbe: OllamaProbe = async () => {
@@ -151,24 +152,23 @@ describe('chooseModel', () => {
       const choice = await chooseModel({ env: { OLLAMA_BASE_URL: ollama.url } });
       const elapsed = performance.now() - started;
       assert.equal(choice.source, 'embedded');
-      assert.ok(elapsed >= 450 && elapsed < 1500, `took ${elapsed} ms`);
+      // Not before its limit (timers never fire early); that it gives up at all is the hanging server.
+      assert.ok(elapsed >= 450, `took ${elapsed} ms`);
       assert.equal(ollama.hits, 1);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(ollama.closed, 1, 'the probe closed its request');
+      await waitFor('the probe to close its request', () => ollama.closed === 1);
     } finally {
       await ollama.close();
     }
   });
 
   it('gives up on a probe that ignores its abort signal', async () => {
-    const started = performance.now();
+    // The probe never settles: that the choice comes at all shows the limit holds (no clock needed).
     const choice = await chooseModel({
       env: {},
       probeOllama: () => new Promise(() => {}),
       ollamaTimeoutMs: 100,
     });
     assert.equal(choice.source, 'embedded');
-    assert.ok(performance.now() - started < 1000);
   });
 
   it('treats a probe that throws as no Ollama', async () => {

@@ -17,7 +17,13 @@ const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as
   devDependencies: Record<string, string>;
 };
 /** Declared only because `ai` (or a package of its own) imports them. */
-const FOR_AI = ['@ai-sdk/gateway', '@ai-sdk/provider', '@ai-sdk/provider-utils', '@vercel/oidc', 'eventsource-parser'];
+const FOR_AI = [
+  '@ai-sdk/gateway',
+  '@ai-sdk/provider',
+  '@ai-sdk/provider-utils',
+  '@vercel/oidc',
+  'eventsource-parser',
+];
 
 /** The version of `name` that the package in `fromDir` loads. */
 function versionSeenFrom(fromDir: string, name: string): string {

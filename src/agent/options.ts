@@ -261,6 +261,8 @@ export interface DurableOptions {
    * this secret can resume it. To tie a state to a user or a conversation, sign with a secret derived for
    * them from the request's authenticated identity (e.g. `` `${process.env.RUN_SECRET}:${userId}` ``), so
    * another user's state fails its signature.
+   * @throws {AgentConfigError} (from the run, before anything runs) for a value that is not a string of at
+   * least 32 characters.
    * @default undefined (states are not signed)
    */
   secret?: string;

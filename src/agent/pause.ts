@@ -87,7 +87,13 @@ export async function finishPause(
  */
 export function checkpointer(
   onCheckpoint: (checkpoint: RunState) => void | Promise<void>,
-  run: { runId: string; messages: AgentMessage[]; secret: string; asksTogether: boolean },
+  run: {
+    runId: string;
+    messages: AgentMessage[];
+    secret: string;
+    asksTogether: boolean;
+    signal?: AbortSignal | undefined;
+  },
   resume: Resume | undefined,
 ): (journal: RunJournalEntry[]) => Promise<boolean> {
   return async (journal) => {
@@ -105,9 +111,30 @@ export function checkpointer(
       },
       run.secret,
     );
-    await onCheckpoint(checkpoint);
-    return true;
+    // The run's signal (its caller's, its `timeoutMs`) ends the wait for a callback that never settles: the
+    // checkpoint does not count as stored, and the run stops as it does on any abort.
+    return untilAborted(Promise.resolve(onCheckpoint(checkpoint)), run.signal);
   };
+}
+
+/** `true` once `work` resolves, `false` if `signal` aborts first; rejects as `work` does. */
+function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal === undefined) return work.then(() => true);
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

@@ -18,6 +18,7 @@ import { newRunId } from './ids.js';
 import type { StopSequenceState } from './model-call.js';
 import type { RunSettings } from './options.js';
 import { checkpointer, pausingApprover, type Resume } from './pause.js';
+import { MIN_SECRET_CHARS } from './pause-state.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
 import type { AgentEvent, PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
@@ -130,10 +131,13 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
       'Pause and resume (`durable.pauseForApproval`, `durable.onCheckpoint`, `resumeAgent`) cannot be combined with a `durable.journal`: a durable engine (Restate) waits for approvals and keeps progress itself. Use one or the other.',
     );
   }
-  if (
-    onCheckpoint !== undefined &&
-    (typeof onCheckpoint !== 'function' || ownField(settings, 'secret') === undefined)
-  ) {
+  const secret = ownField(settings, 'secret');
+  if (secret !== undefined && !(typeof secret === 'string' && secret.length >= MIN_SECRET_CHARS)) {
+    throw new AgentConfigError(
+      `\`durable.secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64): it signs the states a run pauses with.`,
+    );
+  }
+  if (onCheckpoint !== undefined && (typeof onCheckpoint !== 'function' || secret === undefined)) {
     throw new AgentConfigError(
       '`durable.onCheckpoint` must be a function, given with `durable.secret`: a checkpoint carries decisions already given, so only a signed one can be resumed.',
     );
@@ -141,7 +145,7 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
   const callCap = settings.maxToolCallsPerStep;
   if (callCap !== undefined && !(Number.isInteger(callCap) && callCap >= 1)) {
     throw new AgentConfigError(
-      `\`limits.maxToolCallsPerStep\` must be a whole number of at least 1 (the most tool calls of one step that run), not ${JSON.stringify(callCap) ?? String(callCap)}.`,
+      `\`limits.maxToolCallsPerStep\` must be a whole number of at least 1 (the most tool calls of one step that run), not ${typeof callCap === 'string' ? JSON.stringify(callCap) : String(callCap)}.`,
     );
   }
   const clock = settings.timeoutMs === undefined ? undefined : timeoutSignal(settings.timeoutMs);
@@ -229,7 +233,11 @@ function pickEffects(options: RunOptions, router: ToolRouter, resume: Resume | u
     checkpointed: resume && !resume.state.checkpoint ? -1 : (resume?.state.journal.length ?? 0),
     checkpoint:
       onCheckpoint && secret !== undefined
-        ? checkpointer(onCheckpoint, { runId: options.runId, messages, secret, asksTogether }, resume)
+        ? checkpointer(
+            onCheckpoint,
+            { runId: options.runId, messages, secret, asksTogether, signal: options.signal },
+            resume,
+          )
         : undefined,
   });
 }

@@ -90,13 +90,28 @@ const ANSWER_NAMES = new Set([
  */
 export function keywordInput(input: string, finish: boolean): string | undefined {
   const args = readKeywordArguments(input);
-  if (!args) return undefined;
+  if (!args) return finish ? cutAnswer(input) : undefined;
   if (finish) {
     const answer = args.length === 1 ? args[0] : args.find(([name]) => ANSWER_NAMES.has(name.toLowerCase()));
     return answer === undefined ? undefined : String(answer[1]);
   }
   const only = args.length === 1 ? args[0]![1] : undefined;
   return typeof only === 'string' ? only : JSON.stringify(Object.fromEntries(args));
+}
+
+/**
+ * The answer of a `finish` call cut off before its end (`finish(answer="42` when the reply stopped there):
+ * the text after `answer=` and its opening quote, so the key and the quote never reach the answer.
+ */
+function cutAnswer(input: string): string | undefined {
+  const key = /^\s*([A-Za-z_]+)\s*=\s*/.exec(input);
+  if (!key || !ANSWER_NAMES.has(key[1]!.toLowerCase())) return undefined;
+  let value = input.slice(key[0].length);
+  const quote = value[0];
+  if (quote !== '"' && quote !== "'") return value.trim();
+  value = value.slice(1).trimEnd();
+  const closed = value.endsWith(quote) && !value.endsWith(`\\${quote}`);
+  return (closed ? value.slice(0, -1) : value).replaceAll(`\\${quote}`, quote);
 }
 
 function readValue(input: string, at: number): { value: KeywordValue; end: number } | undefined {

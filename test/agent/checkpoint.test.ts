@@ -195,6 +195,47 @@ test('onCheckpoint needs a secret and no journal; a failing one stops the run be
   assert.deepEqual(t.lines, [], 'the first checkpoint failed: the approved call did not run');
 });
 
+test("a callback that never settles is ended by the run's signal and timeoutMs; nothing runs", async () => {
+  const { state, id, replies, durable } = await pausedRun();
+  const t = appendTool();
+  const hang = () => new Promise<void>(() => {});
+  const base = { tools: [t.tool, lookTool().tool], state, decisions: { [id]: { type: 'approve' as const } } };
+  const timed = await resumeAgent({
+    ...base,
+    model: byProgress(replies),
+    limits: { timeoutMs: 50 },
+    durable: { ...durable, onCheckpoint: hang },
+  });
+  assert.equal(timed.status, 'budget', timed.error);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 20);
+  const aborted = await resumeAgent({
+    ...base,
+    model: byProgress(replies),
+    signal: controller.signal,
+    durable: { ...durable, onCheckpoint: hang },
+  });
+  assert.equal(aborted.status, 'aborted', aborted.error);
+  assert.deepEqual(t.lines, [], 'the approved call did not run');
+});
+
+test('a durable.secret that cannot sign is a caller mistake before anything runs', async () => {
+  for (const secret of ['', 'short', 123, null]) {
+    const model = byProgress([ANSWER]);
+    await assert.rejects(
+      runAgent({
+        model,
+        question: 'q',
+        tools: [],
+        durable: { pauseForApproval: true, secret: secret as string },
+      }),
+      (error: unknown) => error instanceof AgentConfigError && /durable\.secret/.test(error.message),
+      String(secret),
+    );
+    assert.equal(model.calls, 0, 'no model call');
+  }
+});
+
 test('a run with pauseForApproval checkpoints too, and continues from one without decisions', async () => {
   const t = appendTool();
   const checkpoints: RunState[] = [];

@@ -71,7 +71,7 @@ test('with pauseForApproval, a flooded step pauses with the cap of pending appro
 });
 
 test('maxToolCallsPerStep that is not a whole number of at least 1 is a caller mistake', async () => {
-  for (const bad of [0, -1, 1.5, Number.NaN, '3']) {
+  for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '3']) {
     await assert.rejects(
       runAgent({
         model: nativeReplyModel(['done']),
@@ -80,7 +80,9 @@ test('maxToolCallsPerStep that is not a whole number of at least 1 is a caller m
         limits: { maxToolCallsPerStep: bad as number },
         modelSettings: { mode: 'native' },
       }),
-      (error: unknown) => error instanceof AgentConfigError && /maxToolCallsPerStep/.test(error.message),
+      (error: unknown) =>
+        error instanceof AgentConfigError &&
+        error.message.includes(`not ${typeof bad === 'string' ? JSON.stringify(bad) : String(bad)}.`),
     );
   }
 });

@@ -223,3 +223,16 @@ test('hostile inputs of these kinds parse in linear time', () => {
   for (const [name, build] of Object.entries(make))
     assertLinear(name, build, (t) => parseTurn(t, { tools }), 10_000);
 });
+
+test('a finish call cut off before its end keeps neither the key nor the quote in the answer', () => {
+  const cases: [string, string][] = [
+    ['Thought: done\nAction: finish(answer="42', '42'],
+    ['Action: finish(answer="Paris is \\"big\\"', 'Paris is "big"'],
+    ["Action: finish(result = 'ok", 'ok'],
+    ['Action: finish(answer=42', '42'],
+  ];
+  for (const [text, answer] of cases) {
+    const turn = parseTurn(text);
+    assert.equal(turn.type === 'answer' && turn.text, answer, text);
+  }
+});

@@ -128,7 +128,8 @@ export function closesFence(open: Fence, fence: Fence | undefined): boolean {
  */
 function wrapperFenceBody(text: string): { start: number; end: number } | undefined {
   // Lines end at every line terminator, as the scan and the stream cut read them.
-  const firstChar = text.search(/\S/);
+  // Blank: white space and every line terminator (U+001C-1E and NEL are not `\s` in JavaScript).
+  const firstChar = text.search(/[^\s\x1c-\x1e\u0085]/);
   if (firstChar < 0) return undefined;
   const openStart = lastLineStart(text, firstChar);
   const nl = nextLineBreak(text, firstChar);

@@ -178,6 +178,22 @@ describe('streamed and whole replies read the same', () => {
     );
   });
 
+  test('a reply that starts with a line terminator JavaScript does not call white space reads the same', () => {
+    // Found by the property below (seed -1801394230): the wrapper fence after a leading U+001D.
+    const options = { tools: ['search', 'lookup'] };
+    for (const lead of ['\x1c', '\x1d', '\x1e', '\u0085', '\u2028']) {
+      for (const rest of ['```\nObservation\u2236 ', '```\nThought: a\nAction: search[x]\nObservation: 1']) {
+        const text = lead + rest;
+        const streamed = stream([text]);
+        assert.deepEqual(
+          readReply(streamed.received, options).turn,
+          parseTurn(text, options),
+          JSON.stringify(text),
+        );
+      }
+    }
+  });
+
   // Not for a first `</think>` without an opener: the parser, reading the whole reply, knows that all before
   // it was reasoning; a stream learns it only at the tag, after it may have stopped at an observation label.
   const templateOpened = (text: string) => /<\/think>/i.test(text.split(/<think>/i)[0] ?? '');

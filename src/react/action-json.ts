@@ -7,6 +7,8 @@
  * @module
  */
 
+import { jsonValueEnd } from './action.js';
+
 /** What a JSON blob after `Action:` says: a tool and its input, or why it cannot be read. */
 export type JsonAction =
   | {
@@ -72,19 +74,8 @@ function readCall(value: unknown, end: number): JsonAction {
 
 /** A `{...}` object starting at `open`: up to its matching brace (strings read as strings), or to `end`. */
 function bareObject(text: string, open: number, end: number): { json: string; end: number } {
-  let depth = 0;
-  let inString = false;
-  for (let at = open; at < end; at++) {
-    const c = text[at];
-    if (inString) {
-      if (c === '\\') at++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0)
-      return { json: text.slice(open, at + 1), end: at + 1 };
-  }
-  return { json: text.slice(open, end), end };
+  const close = jsonValueEnd(text, open, end) ?? end;
+  return { json: text.slice(open, close), end: close };
 }
 
 /** A code fence at `at` holding a `{...}` object: its content, up to the closing fence (or `end`). */

@@ -83,24 +83,30 @@ function jsonClose(text: string, open: number, closer: string, limit: number): n
   let at = open + 1;
   while (at < limit && /\s/.test(text[at] ?? '')) at++;
   if (text[at] !== '{' && text[at] !== '[') return undefined;
+  const valueEnd = jsonValueEnd(text, at, limit);
+  if (valueEnd === undefined) return undefined;
+  at = valueEnd;
+  while (at < limit && /\s/.test(text[at] ?? '')) at++;
+  return text[at] === closer ? at : undefined;
+}
+
+/**
+ * The end (exclusive) of the JSON object or array that starts at `open`, before `limit`: its matching
+ * bracket, reading strings as strings; `undefined` when it does not close. Linear in the text read.
+ */
+export function jsonValueEnd(text: string, open: number, limit: number): number | undefined {
   let depth = 0;
   let inString = false;
-  for (; at < limit; at++) {
+  for (let at = open; at < limit; at++) {
     const c = text[at];
     if (inString) {
       if (c === '\\') at++;
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
     else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) break;
-    }
+    else if ((c === '}' || c === ']') && --depth === 0) return at + 1;
   }
-  if (at >= limit) return undefined;
-  at++;
-  while (at < limit && /\s/.test(text[at] ?? '')) at++;
-  return text[at] === closer ? at : undefined;
+  return undefined;
 }
 
 function balancedClose(text: string, open: number, closer: string, limit: number): number {

@@ -204,13 +204,16 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** What is wrong with `secret` as a signing secret, or `undefined` when it can sign. */
+export function secretProblem(secret: unknown): string | undefined {
+  return typeof secret === 'string' && secret.length >= MIN_SECRET_CHARS
+    ? undefined
+    : `The \`durable.secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64).`;
+}
+
 async function hmacKey(secret: string): ReturnType<typeof crypto.subtle.importKey> {
-  if (typeof secret !== 'string' || secret.length < MIN_SECRET_CHARS) {
-    throw new RunStateError(
-      'unsigned',
-      `The \`durable.secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64).`,
-    );
-  }
+  const problem = secretProblem(secret);
+  if (problem !== undefined) throw new RunStateError('unsigned', problem);
   const subtle = globalThis.crypto?.subtle;
   if (subtle === undefined) {
     throw new RunStateError(

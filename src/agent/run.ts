@@ -18,7 +18,7 @@ import { newRunId } from './ids.js';
 import type { StopSequenceState } from './model-call.js';
 import type { RunSettings } from './options.js';
 import { checkpointer, pausingApprover, type Resume } from './pause.js';
-import { MIN_SECRET_CHARS } from './pause-state.js';
+import { secretProblem } from './pause-state.js';
 import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
 import type { AgentEvent, PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
@@ -132,11 +132,8 @@ export function startRun(settings: RunSettings, link: { resume?: Resume; parent?
     );
   }
   const secret = ownField(settings, 'secret');
-  if (secret !== undefined && !(typeof secret === 'string' && secret.length >= MIN_SECRET_CHARS)) {
-    throw new AgentConfigError(
-      `\`durable.secret\` must be a string of at least ${MIN_SECRET_CHARS} characters (e.g. 32 random bytes, base64): it signs the states a run pauses with.`,
-    );
-  }
+  const problem = secret === undefined ? undefined : secretProblem(secret);
+  if (problem !== undefined) throw new AgentConfigError(problem);
   if (onCheckpoint !== undefined && (typeof onCheckpoint !== 'function' || secret === undefined)) {
     throw new AgentConfigError(
       '`durable.onCheckpoint` must be a function, given with `durable.secret`: a checkpoint carries decisions already given, so only a signed one can be resumed.',

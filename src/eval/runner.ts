@@ -12,6 +12,7 @@ import { withModelTimeout } from '../models/timeout.js';
 import type { Model } from '../models/types.js';
 import type { Tool } from '../tools/types.js';
 import { type Dataset, EvalConfigError, type EvalItem } from './datasets.js';
+import { runTrials } from './engine.js';
 import type { PromptSet } from './prompts.js';
 import { latestResults, openResultsFile, readResults, scoreAnswer } from './results.js';
 import { DEFAULT_SAMPLES } from './single-call.js';
@@ -134,86 +135,88 @@ export interface EvalRun {
  */
 export async function runEval(options: EvalOptions): Promise<EvalRun> {
   const { dataset, strategies } = options;
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  // Every pair in flight listens on this signal (the loop, the model call): no leak warning at high concurrency.
-  // Infinity, not 0 (also "no limit"): a fetch given this signal (undici) reads the limit with `getMaxListeners`,
-  // which throws (an error with a stack trace, caught and dropped) on every request when the limit is 0.
-  setMaxListeners(Number.POSITIVE_INFINITY, signal);
-  const errors = { inARow: 0, max: options.maxConsecutiveErrors ?? 10, last: '' };
-  const items = dataset.items.slice(0, options.limit ?? dataset.items.length);
   if (options.runPair === undefined && (options.model === undefined || options.createTools === undefined)) {
     throw new TypeError('runEval needs model and createTools, or runPair.');
   }
   const lines = readResults(options.resultsFile);
   const existing = latestResults(lines);
   checkSameRun(existing, options);
-  const tries = new Map<string, number>();
-  for (const r of lines)
-    tries.set(resultKey(r.strategy, r.itemId), (tries.get(resultKey(r.strategy, r.itemId)) ?? 0) + 1);
+  const items = dataset.items.slice(0, options.limit ?? dataset.items.length);
+  const trials = items.flatMap((item) =>
+    strategies.map((strategy) => ({ key: resultKey(strategy, item.id), input: { item, strategy } })),
+  );
   const models = {
     expected: options.model?.id ?? existing.find((r) => r.status !== 'error')?.modelId,
-    mismatch: undefined as string | undefined,
   };
-  const done = new Map(
-    existing.filter((r) => r.status !== 'error').map((r) => [resultKey(r.strategy, r.itemId), r]),
-  );
-  const wanted = items.flatMap((item) => strategies.map((strategy) => ({ item, strategy })));
-  const todo = wanted.filter(({ item, strategy }) => !done.has(resultKey(strategy, item.id)));
+  const wanted = new Set(trials.map((t) => t.key));
   const progress: EvalProgress = {
-    total: wanted.length,
+    total: trials.length,
     done: 0,
     running: 0,
     correct: 0,
     tokens: 0,
     costUsd: 0,
   };
-  for (const { item, strategy } of wanted) {
-    const result = done.get(resultKey(strategy, item.id));
-    if (result) count(progress, result);
+  for (const result of existing) {
+    if (result.status !== 'error' && wanted.has(resultKey(result.strategy, result.itemId)))
+      count(progress, result);
   }
-  const resumed = progress.done;
   options.onProgress?.({ ...progress });
   const prices = { ...DEFAULT_PRICES, ...options.prices };
-  let next = 0;
-  let ran = 0;
   const resultsFile = openResultsFile(options.resultsFile);
-  const worker = async () => {
-    for (let task = todo[next++]; task && !signal?.aborted; task = todo[next++]) {
-      progress.running += 1;
-      const attempt = tries.get(resultKey(task.strategy, task.item.id)) ?? 0;
-      const result = await runPair({ ...options, signal }, task.item, task.strategy, prices, attempt, models);
-      progress.running -= 1;
-      if (result === undefined) continue;
-      if (models.expected === undefined && result.status !== 'error') models.expected = result.modelId;
-      if (result.modelId !== models.expected && result.status !== 'error') {
-        models.mismatch ??= `${result.modelId} answered ${task.strategy} on ${task.item.id}, but ${models.expected} answered the other results in ${options.resultsFile}; every result of one file must come from one model.`;
-        stop.abort();
-        continue;
-      }
-      resultsFile.append(result);
-      done.set(resultKey(task.strategy, task.item.id), result);
-      ran += 1;
-      errors.inARow = result.status === 'error' ? errors.inARow + 1 : 0;
-      errors.last = result.error ?? errors.last;
-      if (errors.inARow >= errors.max) stop.abort();
-      count(progress, result);
-      options.onProgress?.({ ...progress, latest: result });
-    }
-  };
-  const workers = Math.max(1, Math.min(options.concurrency ?? DEFAULT_CONCURRENCY, todo.length));
+  const shared = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, shared.signal]) : shared.signal;
+  // Every pair in flight listens on this signal (the loop, the model call): no leak warning at high concurrency.
+  // Infinity, not 0 (also "no limit"): a fetch given this signal (undici) reads the limit with `getMaxListeners`,
+  // which throws (an error with a stack trace, caught and dropped) on every request when the limit is 0.
+  setMaxListeners(Number.POSITIVE_INFINITY, signal);
   try {
-    await Promise.all(Array.from({ length: workers }, worker));
+    const run = await runTrials<{ item: EvalItem; strategy: StrategyName }, ItemResult>({
+      trials,
+      keyOf: (r) => resultKey(r.strategy, r.itemId),
+      store: { results: lines, append: (r) => resultsFile.append(r) },
+      failed: (r) => r.status === 'error',
+      failure: (r) => r.error,
+      accept(result) {
+        if (result.status === 'error') return undefined;
+        models.expected ??= result.modelId;
+        return result.modelId === models.expected
+          ? undefined
+          : `${result.modelId} answered ${result.strategy} on ${result.itemId}, but ${models.expected} answered the other results in ${options.resultsFile}; every result of one file must come from one model.`;
+      },
+      async run({ item, strategy }, context) {
+        progress.running += 1;
+        try {
+          return await runPair(
+            { ...options, signal: context.signal },
+            item,
+            strategy,
+            prices,
+            context.attempt,
+            models,
+          );
+        } finally {
+          progress.running -= 1;
+        }
+      },
+      onResult(result) {
+        count(progress, result);
+        options.onProgress?.({ ...progress, latest: result });
+      },
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      signal,
+      maxConsecutiveFailures: options.maxConsecutiveErrors ?? 10,
+    });
+    return {
+      results: run.results,
+      resumed: run.resumed.length,
+      ran: run.ran,
+      interrupted: run.interrupted,
+      ...(run.stoppedBy !== undefined && { stoppedBy: run.stoppedBy }),
+    };
   } finally {
     resultsFile.close();
   }
-  const results = wanted.flatMap(({ item, strategy }) => done.get(resultKey(strategy, item.id)) ?? []);
-  const interrupted = results.length < wanted.length;
-  const stoppedBy = !stop.signal.aborted
-    ? undefined
-    : (models.mismatch ??
-      `${errors.inARow} results in a row ended with a model error; the last: ${errors.last}`);
-  return { results, resumed, ran, interrupted, ...(stoppedBy !== undefined && { stoppedBy }) };
 }
 
 /** Runs one pair and scores it; `undefined` when it was aborted (nothing is recorded). */

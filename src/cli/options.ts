@@ -105,6 +105,15 @@ export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
 /** The default of `--max-output-tokens`. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 2048;
 
+/** A rate from 0 to 1, such as `0.9` for `--min-pass`. */
+export function rate(value: string): number {
+  const n = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
+    throw new InvalidArgumentError(`expected a rate from 0 to 1, such as 0.9; got "${value}".`);
+  }
+  return n;
+}
+
 /** Parses an amount of US dollars: `0.5`, `$2`. */
 export function usd(value: string): number {
   const match = /^\s*\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*$/.exec(value);

@@ -54,6 +54,8 @@ export interface PrepareContext {
   /** Where `--fallback` models read their API keys. @default `env` */
   fallbackEnv?: NodeJS.ProcessEnv | undefined;
   config?: string | undefined;
+  /** The model to use instead of the one `--model` names (`taoloop test` replays a recording). */
+  model?: Model;
 }
 
 /** A run ready to start: the loop's options (no signal yet) and what the front end needs around them. */
@@ -108,7 +110,7 @@ export async function prepareAgent(
   checkToolOptions(cli.tools, options);
   const tools = await buildCliTools({ ...cli, tools: cli.tools.join(',') });
   checkAllowed(options.allow, tools);
-  const model = await buildModel(options.model, context.env, messages);
+  const model = context.model ?? (await buildModel(options.model, context.env, messages));
   const humanModel = model.id === 'human';
   const fallbackModels = await Promise.all(
     (options.fallback ?? []).map((spec) => buildFallback(spec, context.fallbackEnv ?? context.env)),

@@ -24,16 +24,16 @@ import { type ItemResult, resultKey } from './types.js';
  *
  * @throws {EvalConfigError} for a malformed line that is not the last.
  */
-export function readResults(file: string): ItemResult[] {
+export function readResults<R = ItemResult>(file: string): R[] {
   if (!existsSync(file)) return [];
   const text = readFileSync(file, 'utf8');
   const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
   if (complete.length !== text.length) truncateSync(file, Buffer.byteLength(complete));
-  const results: ItemResult[] = [];
+  const results: R[] = [];
   complete.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
     try {
-      results.push(JSON.parse(line) as ItemResult);
+      results.push(JSON.parse(line) as R);
     } catch {
       throw new EvalConfigError(`${file}:${i + 1} is not a result line; remove it or pass another --out.`);
     }
@@ -42,15 +42,15 @@ export function readResults(file: string): ItemResult[] {
 }
 
 /** Appends one result as a line (synchronously, so a finished item is on disk before the next starts). */
-export function appendResult(file: string, result: ItemResult): void {
+export function appendResult<R = ItemResult>(file: string, result: R): void {
   mkdirSync(dirname(file), { recursive: true });
   appendFileSync(file, `${JSON.stringify(result)}\n`);
 }
 
 /** A results file kept open for appending (see {@link openResultsFile}). */
-export interface ResultsAppender {
+export interface ResultsAppender<R = ItemResult> {
   /** Appends one result as a line, synchronously, as {@link appendResult} does. */
-  append(result: ItemResult): void;
+  append(result: R): void;
   /** Closes the file (when anything was appended); later appends still write, opening the file each time. */
   close(): void;
 }
@@ -60,7 +60,7 @@ export interface ResultsAppender {
  * appending) at the first append, not at each; every append is still one synchronous write of one line, so
  * a finished item is on disk before the next starts. Nothing is created until something is appended.
  */
-export function openResultsFile(file: string): ResultsAppender {
+export function openResultsFile<R = ItemResult>(file: string): ResultsAppender<R> {
   let fd: number | undefined;
   let closed = false;
   return {

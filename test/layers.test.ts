@@ -56,7 +56,7 @@ const RANKS: Record<string, number> = {
   tools: 1,
   models: 1,
   agent: 2,
-  testing: 2,
+  testing: 5,
   telemetry: 3,
   trace: 3,
   ui: 3,

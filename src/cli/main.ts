@@ -20,6 +20,7 @@ import {
   messagesLangOption,
   positiveInt,
   type RunCommandOptions,
+  rate,
 } from './options.js';
 import { safeText } from './safe-text.js';
 
@@ -205,6 +206,57 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
       const { replayCommand } = await import('./commands/replay.js');
       setExit(await replayCommand(file, options));
     });
+
+  const testing = program
+    .command('test')
+    .description(
+      "Tests for your agent. Recorded runs (trace files or folders): replay each against today's tools, prompt and parser and show what diverged (exit 0 only when nothing did; --update accepts today's behaviour). A cases file (JSONL): run each case --repeats k times against --model and report pass^k, cost per task and latency (--min-pass makes it a CI gate).",
+    )
+    .argument('<paths...>', 'trace files, folders of traces, or cases files (JSONL)')
+    .option('--update', "accept today's behaviour: rewrite each trace that diverged with today's run", false)
+    .option(
+      '--mask <tool=regex>',
+      "ignore volatile output of a tool when comparing observations, e.g. 'clock=\\d\\d:\\d\\d' (* for every tool; repeatable)",
+      collect,
+      [],
+    )
+    .option(
+      '--agent <module>',
+      "a JavaScript module whose default export is your agent's options (tools, instructions, ...), or a function returning them; its `scorers` export names scorers for cases (default: the built-in tools, as taoloop run)",
+    )
+    .addOption(new Option('--repeats <k>', 'tries per case (k of pass^k)').default(1).argParser(positiveInt))
+    .addOption(
+      new Option('--concurrency <n>', 'tries run at the same time').default(4).argParser(positiveInt),
+    )
+    .option(
+      '--out <dir>',
+      'folder for results.jsonl, report.md, report.json, chart.svg, junit.xml and traces',
+      'taoloop-test',
+    )
+    .addOption(
+      new Option('--min-pass <rate>', 'exit 1 when pass^k is below this rate (0 to 1)').argParser(rate),
+    )
+    .option('--compare-model <spec>', 'run the cases against this model too and compare, paired per case')
+    .option(
+      '--compare <dir>',
+      'compare with the results of an earlier run (another model or prompt), paired per case',
+    )
+    .option('--junit <file>', 'also write the JUnit XML report here');
+  addToolOptions(addAgentOptions(testing)).action(async (paths: string[], _options, command: Command) => {
+    const [{ options, config, env }, { testCommand }] = await Promise.all([
+      configured(command),
+      import('./commands/test.js'),
+    ]);
+    const given = new Set(
+      command.options
+        .map((option) => option.attributeName())
+        .filter((key) => {
+          const source = command.getOptionValueSource(key);
+          return source !== undefined && source !== 'default';
+        }),
+    );
+    setExit(await testCommand(paths, options as never, { cwd: process.cwd(), env, config, given }));
+  });
 
   program
     .command('runs')

@@ -1,0 +1,182 @@
+/**
+ * A team's own cases against a live agent, k tries each, on the one trial engine ({@link runTrials}):
+ * concurrent, resumable from stored tries, stopped by a signal or by model errors in a row. Each try is
+ * scored ({@link scoreCase}) and kept as a {@link CaseTrial}; `summarizeTrials` turns them into pass^k,
+ * cost per task and latency.
+ *
+ * Portable: where tries are stored and traces are written is the caller's (`taoloop test` keeps them in files).
+ *
+ * @module
+ */
+import { streamAgent } from '../agent/loop.js';
+import type { AgentConfig, AgentInput } from '../agent/options.js';
+import type { AgentEvent, RunResult } from '../agent/types.js';
+import { errorMessage } from '../util/own.js';
+import type { AgentCase, CaseRunFacts, CaseScorer, CaseTrial } from './cases.js';
+import { scoreCase } from './cases.js';
+import { runTrials, type TrialStore } from './engine.js';
+
+/** One configuration the cases run against: a label for reports, and the agent (model included). */
+export interface CaseConfig {
+  /** Names this configuration in results and reports, e.g. the model id. Unique within a run. */
+  label: string;
+  agent: AgentConfig;
+}
+
+/** Where one try's events go (a trace file, say); `file` is recorded on the try. */
+export interface TrialTrace {
+  file: string;
+  write(event: AgentEvent): void;
+  /** Called instead of a last event when the run threw. */
+  writeError?(message: string): void;
+}
+
+/** Options for {@link runCases}. */
+export interface RunCasesOptions {
+  cases: readonly AgentCase[];
+  /** One or two (or more) configurations; every case runs `repeats` times against each. */
+  configs: readonly CaseConfig[];
+  /** Tries per case and configuration (k). A whole number ≥ 1. */
+  repeats: number;
+  /** Scorer functions that cases name in `expect.scorer`. @default none */
+  scorers?: Readonly<Record<string, CaseScorer>>;
+  /** Where tries are kept; stored tries are not run again (those that ended `error` are). @default in memory */
+  store?: TrialStore<CaseTrial>;
+  /** Tries run at the same time. @default 4 */
+  concurrency?: number;
+  /** Stops the run: tries in flight are dropped, finished ones stay stored. */
+  signal?: AbortSignal;
+  /** Where a try's events go. @default nowhere */
+  trace?: (trial: { config: string; caseId: string; trial: number }) => TrialTrace | undefined;
+  /** Called after each try is stored. */
+  onResult?: (trial: CaseTrial) => void;
+  /** Tries in a row that end with a model error (`error`) before the run stops. @default 10 */
+  maxConsecutiveErrors?: number;
+}
+
+/** What {@link runCases} did. */
+export interface CasesRun {
+  /** Every try with a result, resumed ones included, by configuration then case then try. */
+  trials: CaseTrial[];
+  /** Tries read back from the store. */
+  resumed: number;
+  /** Tries run now. */
+  ran: number;
+  interrupted: boolean;
+  stoppedBy?: string;
+}
+
+/** The key a try is stored under. */
+export function trialKey(trial: Pick<CaseTrial, 'config' | 'caseId' | 'trial'>): string {
+  return `${trial.config}\u0000${trial.caseId}\u0000${trial.trial}`;
+}
+
+/**
+ * Runs every case `repeats` times against each configuration and scores each try.
+ *
+ * @throws {RangeError} for `repeats` that is not a whole number ≥ 1, or two configurations with one label.
+ */
+export async function runCases(options: RunCasesOptions): Promise<CasesRun> {
+  const { repeats } = options;
+  if (!Number.isSafeInteger(repeats) || repeats < 1) {
+    throw new RangeError(`repeats must be a whole number ≥ 1, not ${String(repeats)}.`);
+  }
+  const labels = options.configs.map((c) => c.label);
+  const twice = labels.find((label, i) => labels.indexOf(label) !== i);
+  if (twice !== undefined)
+    throw new RangeError(`two configurations are labelled "${twice}"; give each its own.`);
+  const stored: CaseTrial[] = [];
+  const store = options.store ?? { results: stored, append: (t: CaseTrial) => stored.push(t) };
+  const expectsError = new Set(options.cases.filter((c) => c.expect.status === 'error').map((c) => c.id));
+  const trials = options.configs.flatMap((config) =>
+    options.cases.flatMap((testCase) =>
+      Array.from({ length: repeats }, (_, trial) => ({
+        key: trialKey({ config: config.label, caseId: testCase.id, trial }),
+        input: { config, testCase, trial },
+      })),
+    ),
+  );
+  const run = await runTrials({
+    trials,
+    keyOf: trialKey,
+    store,
+    failed: (t) => t.status === 'error' && !expectsError.has(t.caseId),
+    failure: (t) => t.error,
+    run: ({ config, testCase, trial }, { signal }) => runTry(options, config, testCase, trial, signal),
+    ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+    ...(options.maxConsecutiveErrors !== undefined && {
+      maxConsecutiveFailures: options.maxConsecutiveErrors,
+    }),
+    ...(options.onResult !== undefined && { onResult: options.onResult }),
+  });
+  return {
+    trials: run.results,
+    resumed: run.resumed.length,
+    ran: run.ran,
+    interrupted: run.interrupted,
+    ...(run.stoppedBy !== undefined && { stoppedBy: run.stoppedBy }),
+  };
+}
+
+/** One try: the run, its trace, its score; `undefined` when the signal stopped it. */
+async function runTry(
+  options: RunCasesOptions,
+  config: CaseConfig,
+  testCase: AgentCase,
+  trial: number,
+  signal: AbortSignal,
+): Promise<CaseTrial | undefined> {
+  const trace = options.trace?.({ config: config.label, caseId: testCase.id, trial });
+  const input: AgentInput =
+    testCase.messages !== undefined ? { messages: testCase.messages } : { question: testCase.question ?? '' };
+  const started = Date.now();
+  let result: RunResult | undefined;
+  let thrown: string | undefined;
+  try {
+    const stream = streamAgent({ ...config.agent, ...input, signal } as Parameters<typeof streamAgent>[0]);
+    for (let next = await stream.next(); ; next = await stream.next()) {
+      if (next.done) {
+        result = next.value;
+        break;
+      }
+      trace?.write(next.value);
+    }
+  } catch (error) {
+    thrown = errorMessage(error);
+    trace?.writeError?.(thrown);
+  }
+  if (signal.aborted) return undefined;
+  const error = result?.error ?? thrown;
+  const facts: CaseRunFacts = {
+    status: result?.status ?? 'error',
+    answer: result?.answer ?? null,
+    ...(result?.output !== undefined && { output: result.output }),
+    toolCalls: (result?.steps ?? []).flatMap((s) => [
+      ...(s.turn.type === 'action' ? [s.turn.tool] : []),
+      ...(s.otherCalls ?? []).map((c) => c.tool),
+    ]),
+    steps: result?.steps.length ?? 0,
+    ...(result?.costUsd !== undefined && { costUsd: result.costUsd }),
+    ...(error !== undefined && { error }),
+  };
+  const score = await scoreCase(testCase, facts, options.scorers);
+  return {
+    caseId: testCase.id,
+    trial,
+    config: config.label,
+    modelId: config.agent.model.id,
+    status: facts.status,
+    answer: facts.answer,
+    ...(facts.output !== undefined && { output: facts.output }),
+    passed: score.passed,
+    checks: score.checks,
+    steps: facts.steps,
+    toolCalls: facts.toolCalls,
+    usage: result?.usage ?? {},
+    ...(result?.costUsd !== undefined && { costUsd: result.costUsd }),
+    durationMs: result?.durationMs ?? Date.now() - started,
+    ...(error !== undefined && { error }),
+    ...(trace && { trace: trace.file }),
+  };
+}

@@ -173,7 +173,10 @@ test('cases k times against a server that fails a known share: pass^k as the for
       const predicted =
         Object.values(rightOf).reduce((sum, c) => sum + choose(c, k) / choose(4, k), 0) /
         Object.keys(rightOf).length;
-      assert.ok(Math.abs((passK[k] ?? Number.NaN) - predicted) < 1e-12, `pass^${k}: ${passK[k]} vs ${predicted}`);
+      assert.ok(
+        Math.abs((passK[k] ?? Number.NaN) - predicted) < 1e-12,
+        `pass^${k}: ${passK[k]} vs ${predicted}`,
+      );
     }
     assert.deepEqual([passK[1], passK[4]], [9 / 16, 1 / 4]);
 

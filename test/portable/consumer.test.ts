@@ -31,7 +31,15 @@ import {
   streamAgent as streamNode,
 } from 'taoloop/node';
 import type { Journal } from 'taoloop/protocol';
-import { scriptedModel } from 'taoloop/testing';
+import {
+  checkTraceFile,
+  findTraceFiles,
+  formatTraceCheck,
+  parseCases,
+  runCases,
+  scriptedModel,
+  summarizeTrials,
+} from 'taoloop/testing';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -91,6 +99,18 @@ await chat.send('Price of Pro per seat?');
 const followUp = await chat.send('And for 7 seats a year?');
 const traces = readdirSync(runsDir).map((file) => readTrace(path.join(runsDir, file)));
 
+// taoloop/testing (README "Testing your agent"): recorded runs replayed as regression tests, cases k times.
+const replays = [];
+for (const file of await findTraceFiles([runsDir])) {
+  const check = await checkTraceFile(file, { tools: [calculator] });
+  if (!check.passed) throw new Error(formatTraceCheck(check, file));
+  replays.push(check.result.answer);
+}
+const cases = parseCases('{"id": "four", "question": "2 + 2?", "expect": {"answer": "4"}}\\n', 'cases.jsonl');
+const caseModel = scriptedModel(['Answer: 4', 'Answer: 5']);
+const caseRun = await runCases({ cases, configs: [{ label: 'scripted', agent: { model: caseModel, tools: [] } }], repeats: 2, concurrency: 1 });
+const summary = summarizeTrials(caseRun.trials, { k: 2 });
+
 console.log(JSON.stringify({
   status: result.status,
   answer: result.answer,
@@ -101,6 +121,8 @@ console.log(JSON.stringify({
   followUp: followUp.answer,
   conversation: (await chat.messages()).length,
   traces: traces.map((trace) => trace.result?.status),
+  replays: replays.sort(),
+  passK: summary.passK.map((p) => [p.k, p.value]),
   browserRun: (await browserRun()).answer,
   browserModelError: await browserModelError(),
 }));
@@ -280,6 +302,11 @@ test('an empty project installs the tarball, type-checks the README examples str
   assert.equal(outcome.followUp, '$1,680');
   assert.equal(outcome.conversation, 4);
   assert.deepEqual(outcome.traces, ['answered', 'answered']);
+  assert.deepEqual(outcome.replays, ['$1,680', '$20'], 'each recorded run replays as recorded');
+  assert.deepEqual(outcome.passK, [
+    [1, 0.5],
+    [2, 0],
+  ]);
   // taoloop/browser in Node: the core runs; browserModel says what to install.
   assert.equal(outcome.browserRun, '$20');
   assert.match(

@@ -11,10 +11,9 @@
  * @module
  */
 import pc from 'picocolors';
-import { runAgent } from '../../agent/loop.js';
 import type { RunResult, Step } from '../../agent/types.js';
+import { checkTrace } from '../../eval/trace-check.js';
 import { LABEL_SETS, type LabelLanguage } from '../../react/labels.js';
-import { replayModel } from '../../trace/replay-model.js';
 import type { Trace } from '../../trace/trace.js';
 import { terminalApprover } from '../approve.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -68,9 +67,8 @@ export async function replayCommand(ref: string, options: ReplayCommandOptions):
   });
   const allow = options.allow ?? [];
   checkAllowed(allow, tools);
-  const result = await runAgent({
-    model: replayModel(trace),
-    question: trace.header.question,
+  // The replay of `taoloop test` (checkTrace): the recorded turns, and the recorded question or conversation.
+  const { result } = await checkTrace(trace, {
     tools,
     // Enough steps for every recorded turn: the replay must never stop sooner than the recording did.
     maxSteps: Math.max(cli.maxSteps, trace.steps.length),

@@ -13,10 +13,16 @@ import { type LocalizedText, localize } from './i18n/fill.js';
 export class UsageError extends Error {
   override name = 'UsageError';
   readonly localized: LocalizedText | undefined;
+  /**
+   * True when the message quotes a file's own keys (a cases file's `maxSteps`), which must not be turned
+   * into flag names (`--max-steps`) when printed.
+   */
+  readonly literal: boolean;
 
-  constructor(message: string, localized?: LocalizedText) {
+  constructor(message: string, localized?: LocalizedText, options: { literal?: boolean } = {}) {
     super(message);
     this.localized = localized;
+    this.literal = options.literal === true;
   }
 }
 

@@ -255,7 +255,14 @@ function buildProgram(setExit: (code: number) => void, onUsageError: (printed: s
           return source !== undefined && source !== 'default';
         }),
     );
-    setExit(await testCommand(paths, options as never, { cwd: process.cwd(), env, config, given }));
+    const onCommandLine = new Set(
+      command.options
+        .map((option) => option.attributeName())
+        .filter((key) => command.getOptionValueSource(key) === 'cli'),
+    );
+    setExit(
+      await testCommand(paths, options as never, { cwd: process.cwd(), env, config, given, onCommandLine }),
+    );
   });
 
   program
@@ -341,7 +348,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         error.localized === undefined
           ? error.message
           : localize(CLI_MESSAGES[languageOf(argv)].errors, error.localized);
-      process.stderr.write(`taoloop: ${safeText(inFlagNames(text))}\n`);
+      process.stderr.write(`taoloop: ${safeText(error.literal ? text : inFlagNames(text))}\n`);
       return EXIT.usage;
     }
     const debug = Boolean(process.env.TAOLOOP_DEBUG);

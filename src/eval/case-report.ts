@@ -44,6 +44,23 @@ const signed = (value: number, format: (v: number) => string) =>
   `${value > 0 ? '+' : value < 0 ? '−' : ''}${format(Math.abs(value))}`;
 
 /** The failed checks of one try, one line each, and its error when no check names it. */
+/** A try that failed because the model (or its server) failed: it ended `error`, and its status check failed. */
+function modelError(trial: CaseTrial): boolean {
+  return trial.status === 'error' && trial.checks.some((c) => c.name === 'status' && !c.passed);
+}
+
+/** A recorded run replayed by `taoloop test`, for {@link renderJUnitXml}. */
+export interface RecordedRunResult {
+  /** The trace file. */
+  file: string;
+  passed: boolean;
+  /** One line: what diverged. */
+  message: string;
+  /** The whole diff. */
+  detail: string;
+  durationMs: number;
+}
+
 function failedChecks(trial: CaseTrial): string[] {
   const lines = trial.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`);
   if (trial.error !== undefined && !lines.some((l) => l.includes(trial.error ?? '')))
@@ -202,7 +219,9 @@ export function renderCasesSvg(summaries: readonly CasesSummary[]): string {
     );
   summaries.forEach((s, i) => {
     const color = COLORS[i % COLORS.length];
-    const label = xmlText(s.config || `configuration ${i + 1}`);
+    const full = s.config || `configuration ${i + 1}`;
+    // The legend has 140 px: a longer label is cut in the middle (its end, the model name, stays).
+    const label = xmlText(full.length > 22 ? `${full.slice(0, 8)}…${full.slice(-13)}` : full);
     const points = s.passK.flatMap((p) =>
       p.value === undefined ? [] : [{ k: p.k, x: px(p.k), y: py(p.value), value: p.value }],
     );
@@ -233,11 +252,15 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
  * a case with no tries is `<skipped>`. Trace paths go in `<system-out>`. Any text is escaped, and the
  * characters XML 1.0 forbids are dropped, so model output always gives well-formed XML.
  *
+ * A case whose failed tries include one that ended with a model error (status `error`, not expected) is an
+ * `<error>` instead: the model or its server failed, not the agent. `options.recordedRuns` (the replays of
+ * `taoloop test`) become one more suite, `recorded runs`, one test case per trace file.
+ *
  * @param options.suiteName - the `<testsuites>` name. @default 'taoloop cases'
  */
 export function renderJUnitXml(
   summaries: CasesSummary | readonly CasesSummary[],
-  options: { suiteName?: string } = {},
+  options: { suiteName?: string; recordedRuns?: readonly RecordedRunResult[] } = {},
 ): string {
   const list: readonly CasesSummary[] = Array.isArray(summaries) ? summaries : [summaries as CasesSummary];
   const suiteName = options.suiteName ?? 'taoloop cases';
@@ -245,18 +268,21 @@ export function renderJUnitXml(
     Object.entries(values)
       .map(([key, value]) => ` ${key}="${xmlAttr(String(value))}"`)
       .join('');
-  const total = { tests: 0, failures: 0, skipped: 0, ms: 0 };
+  const total = { tests: 0, failures: 0, errors: 0, skipped: 0, ms: 0 };
   const suites = list.map((s) => {
     const name = s.config || suiteName;
     const skipped = s.cases.filter((c) => c.trials === 0).length;
     const ms = s.cases.reduce((sum, c) => sum + c.durationMs, 0);
+    const errors = s.failing.filter((c) => c.failing.some(modelError)).length;
+    const failures = s.failing.length - errors;
     Object.assign(total, {
       tests: total.tests + s.tasks,
-      failures: total.failures + s.failing.length,
+      failures: total.failures + failures,
+      errors: total.errors + errors,
       skipped: total.skipped + skipped,
       ms: total.ms + ms,
     });
-    const head = `  <testsuite${attrs({ name, tests: s.tasks, failures: s.failing.length, errors: 0, skipped, time: seconds(ms) })}>`;
+    const head = `  <testsuite${attrs({ name, tests: s.tasks, failures, errors, skipped, time: seconds(ms) })}>`;
     const cases = s.cases.map((c) => {
       const lines = [
         `    <testcase${attrs({ name: c.caseId, classname: name, time: seconds(c.durationMs) })}>`,
@@ -269,7 +295,10 @@ export function renderJUnitXml(
           )
           .join('\n');
         const message = `passed ${c.passes} of ${c.trials} tries`;
-        lines.push(`      <failure${attrs({ message, type: 'pass^k' })}>${xmlText(body)}</failure>`);
+        const tag = c.failing.some(modelError) ? 'error' : 'failure';
+        lines.push(
+          `      <${tag}${attrs({ message, type: tag === 'error' ? 'model error' : 'pass^k' })}>${xmlText(body)}</${tag}>`,
+        );
       }
       if (c.traces.length)
         lines.push(
@@ -280,9 +309,36 @@ export function renderJUnitXml(
     });
     return [head, ...cases, '  </testsuite>'].join('\n');
   });
+  const runs = options.recordedRuns ?? [];
+  if (runs.length > 0) {
+    const failed = runs.filter((r) => !r.passed).length;
+    const ms = runs.reduce((sum, r) => sum + r.durationMs, 0);
+    Object.assign(total, {
+      tests: total.tests + runs.length,
+      failures: total.failures + failed,
+      ms: total.ms + ms,
+    });
+    suites.push(
+      [
+        `  <testsuite${attrs({ name: 'recorded runs', tests: runs.length, failures: failed, errors: 0, skipped: 0, time: seconds(ms) })}>`,
+        ...runs.map((r) =>
+          [
+            `    <testcase${attrs({ name: r.file, classname: 'recorded runs', time: seconds(r.durationMs) })}>`,
+            ...(r.passed
+              ? []
+              : [
+                  `      <failure${attrs({ message: r.message, type: 'replay' })}>${xmlText(r.detail)}</failure>`,
+                ]),
+            '    </testcase>',
+          ].join('\n'),
+        ),
+        '  </testsuite>',
+      ].join('\n'),
+    );
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites${attrs({ name: suiteName, tests: total.tests, failures: total.failures, errors: 0, skipped: total.skipped, time: seconds(total.ms) })}>`,
+    `<testsuites${attrs({ name: suiteName, tests: total.tests, failures: total.failures, errors: total.errors, skipped: total.skipped, time: seconds(total.ms) })}>`,
     ...suites,
     '</testsuites>',
     '',

@@ -110,6 +110,11 @@ export interface CaseTrial {
   durationMs: number;
   /** The trace file of this try, when one was written. */
   trace?: string;
+  /**
+   * What the try ran, as `<configuration>.<case>` fingerprints (the model, step limit, system prompt and
+   * tools; the case's text): a stored try is reused only for the same. Absent in results from before it.
+   */
+  fingerprint?: string;
   error?: string;
 }
 

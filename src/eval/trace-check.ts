@@ -297,28 +297,39 @@ function globalRegex(pattern: RegExp | string): RegExp {
  * @param name What to call the recording (its file).
  */
 export function formatTraceCheck(check: TraceCheck, name: string): string {
-  const steps = `${check.result.steps.length} step${check.result.steps.length === 1 ? '' : 's'}`;
+  const stepsOf = (n: number) => `${n} step${n === 1 ? '' : 's'}`;
+  const steps = stepsOf(check.result.steps.length);
   if (check.passed) return `ok  ${name}  (${check.result.status} in ${steps}, as recorded)`;
   const lines = [
-    `FAIL ${name}  (recorded: ${check.recorded.status} in ${check.recorded.steps} steps; now: ${check.result.status} in ${steps})${check.stale ? ' · stale recording' : ''}`,
+    `FAIL ${name}  (recorded: ${check.recorded.status} in ${stepsOf(check.recorded.steps)}; now: ${check.result.status} in ${steps})${check.stale ? ' · stale recording' : ''}`,
   ];
   for (const d of check.differences) {
     lines.push(`  ${d.summary}`);
-    if (d.kind === 'system-prompt') lines.push(...promptDiff(d.recorded, d.now));
-    else if (d.kind !== 'steps' && d.kind !== 'status') {
+    if (d.kind === 'system-prompt') {
+      const diff = promptDiff(d.recorded, d.now);
+      lines.push(...diff.slice(0, 3 * MAX_SIDE_LINES));
+      if (diff.length > 3 * MAX_SIDE_LINES)
+        lines.push(`    … ${diff.length - 3 * MAX_SIDE_LINES} more lines`);
+    } else if (d.kind !== 'steps' && d.kind !== 'status') {
       lines.push(...side('-', d.recorded), ...side('+', d.now));
     }
   }
   if (check.stale) {
     lines.push(
-      '  The recorded turns answered another request: record the run again with a live model, or accept today’s behaviour with --update.',
+      '  The recorded turns answered another request: record the run again with a live model, or accept today’s behaviour (taoloop test --update; checkTraceFile’s `update`).',
     );
   }
   return lines.join('\n');
 }
 
+/** Lines of one side of a difference shown at most; a longer text ends with how many lines were left out. */
+const MAX_SIDE_LINES = 20;
+
 function side(sign: '-' | '+', text: string): string[] {
-  return text.split('\n').map((line) => `    ${sign} ${line}`);
+  const lines = text.split('\n');
+  const shown = lines.slice(0, MAX_SIDE_LINES).map((line) => `    ${sign} ${line}`);
+  if (lines.length > MAX_SIDE_LINES) shown.push(`    ${sign} … ${lines.length - MAX_SIDE_LINES} more lines`);
+  return shown;
 }
 
 /** The changed lines of two prompts, with one unchanged line of context either side. */
@@ -327,8 +338,8 @@ function promptDiff(before: string, after: string): string[] {
   const out: string[] = [];
   parts.forEach((part, i) => {
     const lines = part.value.replace(/\n$/, '').split('\n');
-    if (part.added) out.push(...lines.map((l) => `    + ${l}`));
-    else if (part.removed) out.push(...lines.map((l) => `    - ${l}`));
+    if (part.added) out.push(...side('+', lines.join('\n')));
+    else if (part.removed) out.push(...side('-', lines.join('\n')));
     else {
       const after = i > 0 ? lines.slice(0, 1) : [];
       const before = i < parts.length - 1 ? lines.slice(-1) : [];

@@ -77,11 +77,17 @@ export async function findTraceFiles(paths: readonly string[]): Promise<string[]
   const found: string[] = [];
   for (const path of paths) {
     if ((await fs.stat(path)).isDirectory()) {
-      const names = (await fs.readdir(path, { recursive: true })).filter((n) => n.endsWith('.jsonl')).sort();
-      for (const name of names) {
-        const file = `${path.replace(/\/+$/, '')}/${name}`;
-        if ((await fs.stat(file)).isFile() && (await isTraceFile(file))) found.push(file);
-      }
+      // Symbolic links are not followed (a link could lead out of the folder, or round in a loop).
+      // `parentPath` is Node 20.12's name; 20.6 to 20.11 call it `path`.
+      const entries = await fs.readdir(path, { recursive: true, withFileTypes: true });
+      const files = entries
+        .filter((entry) => entry.isFile() && entry.name.endsWith('.jsonl'))
+        .map(
+          (entry) =>
+            `${(entry.parentPath ?? (entry as { path?: string }).path ?? path).replace(/\/+$/, '')}/${entry.name}`,
+        )
+        .sort();
+      for (const file of files) if (await isTraceFile(file)) found.push(file);
     } else if (await isTraceFile(path)) found.push(path);
     else
       throw new TraceFormatError(
@@ -91,14 +97,32 @@ export async function findTraceFiles(paths: readonly string[]): Promise<string[]
   return found;
 }
 
-/** True when the file's first line is a taoloop trace header. */
+/** True when the file is a regular file whose first line is a taoloop trace header (only its start is read). */
 export async function isTraceFile(file: string): Promise<boolean> {
-  const first = (await readRegularFile(file)).split('\n', 1)[0] ?? '';
+  const first = await firstLine(file);
+  if (first === undefined) return false;
   try {
     const header = JSON.parse(first) as { type?: unknown; format?: unknown };
     return header.type === 'trace-start' && header.format === TRACE_FORMAT;
   } catch {
     return false;
+  }
+}
+
+/** The first line of a regular file, from its first 64 KiB; `undefined` for anything but a regular file. */
+async function firstLine(file: string): Promise<string | undefined> {
+  const [fs, { constants }] = await Promise.all([
+    fsPromises(),
+    importAtRunTime<typeof import('node:fs')>('node:fs'),
+  ]);
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const buffer = new Uint8Array(64 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return new TextDecoder().decode(buffer.subarray(0, bytesRead)).split('\n', 1)[0] ?? '';
+  } finally {
+    await handle.close();
   }
 }
 

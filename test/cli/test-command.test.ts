@@ -112,7 +112,7 @@ test('a recorded run as a regression test: each change fails with its diff, and 
   assert.equal(promptUpdate.code, 0);
   const promptAgain = await testCli([fixture, '--docs', docs, '--system', 'Answer in French.', '--json']);
   assert.equal(promptAgain.code, 0, promptAgain.stdout);
-  assert.deepEqual(JSON.parse(promptAgain.stdout).passed, 1);
+  assert.deepEqual(JSON.parse(promptAgain.stdout).recordedRuns.passed, 1);
 });
 
 /** C(n, k): tries' subsets, for the formula. */
@@ -206,7 +206,7 @@ test('cases k times against a server that fails a known share: pass^k as the for
     const before = server.received;
     const gate = await testCli([...args, '--min-pass', '0.3']);
     assert.equal(gate.code, 1);
-    assert.match(gate.stderr, /pass\^4 is 0\.250, below --min-pass 0\.3/);
+    assert.match(gate.stderr, /pass\^4 of openai-compatible:\S+#m is 0\.250, below --min-pass 0\.3/);
     assert.equal(server.received, before, 'the stored tries were not run again');
     assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /never/);
     const traces = readdirSync(join(out, 'traces'), { recursive: true, encoding: 'utf8' }).filter((f) =>
@@ -250,4 +250,71 @@ test('two models side by side: paired per case, with a bootstrap interval', asyn
   } finally {
     await Promise.all([weak.close(), strong.close()]);
   }
+});
+
+test('one report for replays and cases: --junit holds both; a model error fails the run; bad inputs are caught before any call', async () => {
+  const dead = 'openai-compatible:http://127.0.0.1:9/v1#dead';
+  const cases = join(work, 'one.jsonl');
+  writeFileSync(
+    cases,
+    '{"id": "a/b", "question": "2 + 2?", "expect": {"answer": "4"}}\n{"id": "a_b", "question": "3 + 3?", "expect": {"answer": "6"}}\n',
+  );
+  const fixtures = join(work, 'mixed');
+  mkdirSync(fixtures, { recursive: true });
+  // A trace that never finished (cut off after its header and first event) next to a good one (the fixture
+  // as the first test left it: accepted with --system 'Answer in French.').
+  const good = readdirSync(join(work, 'fixtures')).map((f) => join(work, 'fixtures', f))[0];
+  assert.ok(good);
+  copyFileSync(good, join(fixtures, 'good.jsonl'));
+  writeFileSync(join(fixtures, 'cut.jsonl'), readFileSync(good, 'utf8').split('\n').slice(0, 2).join('\n'));
+  const junit = join(work, 'reports', 'nested', 'junit.xml');
+  const out = join(work, 'dead-out');
+  const run = await testCli([
+    fixtures,
+    cases,
+    '--docs',
+    docs,
+    '--system',
+    'Answer in French.',
+    '--model',
+    dead,
+    '--out',
+    out,
+    '--junit',
+    junit,
+    '--json',
+  ]);
+  assert.equal(run.code, 1, run.stderr);
+  const report = JSON.parse(run.stdout);
+  assert.deepEqual([report.recordedRuns.passed, report.recordedRuns.failed], [1, 1]);
+  assert.match(JSON.stringify(report.recordedRuns.traces), /cut\.jsonl.*the recording did not finish/);
+  assert.match(run.stderr, /2 tries ended with a model error/);
+  const parsed = (await parseJUnit(readFileSync(junit, 'utf8'))) as {
+    testsuite?: { name?: string; tests?: number; failures?: number; errors?: number }[];
+  };
+  assert.deepEqual(
+    (parsed.testsuite ?? []).map((s) => [s.name, s.tests, s.failures, s.errors]),
+    [
+      ['openai-compatible:http://127.0.0.1:9/v1#dead', 2, 0, 2],
+      ['recorded runs', 2, 1, 0],
+    ],
+  );
+  const traces = readdirSync(join(out, 'traces'), { recursive: true, encoding: 'utf8' }).filter((f) =>
+    f.endsWith('.jsonl'),
+  );
+  assert.equal(traces.length, 2, `ids that share a file name keep a trace each: ${traces.join(', ')}`);
+
+  const empty = join(work, 'empty.jsonl');
+  writeFileSync(empty, '\n');
+  const none = await testCli([empty, '--model', dead]);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /holds no cases/);
+  const compare = await testCli([cases, '--model', dead, '--compare', join(work, 'nowhere')]);
+  assert.equal(compare.code, 2);
+  assert.match(compare.stderr, /--compare .*nowhere has no results\.jsonl/);
+  writeFileSync(join(work, 'typo.jsonl'), '{"question": "2 + 2?", "expect": {"maxSteps": "3"}}\n');
+  const typo = await testCli([join(work, 'typo.jsonl'), '--model', dead]);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /typo\.jsonl:1: expect\.maxSteps/);
+  assert.doesNotMatch(typo.stderr, /--max-steps/);
 });

@@ -112,6 +112,7 @@ test('stored tries are not run again, model errors are; a stop keeps the finishe
     cases,
     configs: [{ label: 'x', agent: { model: oracle('x'), tools: [calculator] } }],
     repeats: 2,
+    scorers,
     signal: stop.signal,
   });
   assert.deepEqual([stopped.ran, stopped.interrupted], [0, true]);
@@ -121,8 +122,9 @@ test('model errors in a row stop the run, saying why', async () => {
   const failing: Model = { id: 'm', generate: () => Promise.reject(new Error('ECONNREFUSED')) };
   const run = await runCases({
     cases,
-    configs: [{ label: 'm', agent: { model: failing, tools: [] } }],
+    configs: [{ label: 'm', agent: { model: failing, tools: [calculator] } }],
     repeats: 5,
+    scorers,
     concurrency: 1,
     maxConsecutiveErrors: 3,
   });
@@ -168,5 +170,66 @@ test('bad repeats and two configurations with one label are refused before anyth
     /two configurations are labelled "a"/,
   );
   assert.equal(model.calls, 0);
-  assert.equal(trialKey({ config: 'a', caseId: 'b', trial: 1 }), 'a\u0000b\u00001');
+  assert.equal(trialKey({ config: 'a', caseId: 'b', trial: 1, fingerprint: 'f' }), 'a\u0000b\u00001\u0000f');
+});
+
+test('a case naming a scorer that was not given, or a tool the agent lacks, is refused before any model call', async () => {
+  const model = oracle();
+  await assert.rejects(
+    runCases({ cases, configs: [{ label: 'a', agent: { model, tools: [calculator] } }], repeats: 1 }),
+    /case "capital" names the scorer "isParis", but no scorers were given/,
+  );
+  const typo = parseCases(
+    '{"id": "t", "question": "2 + 3?", "expect": {"toolsNotCalled": ["calculater"]}}',
+    'c',
+  );
+  await assert.rejects(
+    runCases({ cases: typo, configs: [{ label: 'a', agent: { model, tools: [calculator] } }], repeats: 1 }),
+    /case "t" expects calls of "calculater", which is not a tool of a \(its tools: calculator\)/,
+  );
+  assert.equal(model.calls, 0);
+});
+
+test('a stored try of another prompt or another case text is run again, not reused', async () => {
+  const stored: CaseTrial[] = [];
+  const store = () => ({ results: [...stored], append: (t: CaseTrial) => stored.push(t) });
+  const agent = { model: oracle('m'), tools: [calculator] };
+  const first = await runCases({
+    cases,
+    configs: [{ label: 'm', agent }],
+    repeats: 1,
+    scorers,
+    store: store(),
+  });
+  assert.equal(first.ran, 2);
+  const same = await runCases({
+    cases,
+    configs: [{ label: 'm', agent }],
+    repeats: 1,
+    scorers,
+    store: store(),
+  });
+  assert.deepEqual([same.resumed, same.ran], [2, 0]);
+  const prompt = await runCases({
+    cases,
+    configs: [{ label: 'm', agent: { ...agent, instructions: 'Be brief.' } }],
+    repeats: 1,
+    scorers,
+    store: store(),
+  });
+  assert.deepEqual([prompt.resumed, prompt.ran], [0, 2], 'another system prompt');
+  const edited = parseCases(
+    [
+      '{"id": "sum", "question": "What is 2 + 3?", "expect": {"answer": "5"}}',
+      '{"id": "capital", "question": "Capital of France?", "expect": {"scorer": "isParis"}}',
+    ].join('\n'),
+  );
+  const again = await runCases({
+    cases: edited,
+    configs: [{ label: 'm', agent: { ...agent, instructions: 'Be brief.' } }],
+    repeats: 1,
+    scorers,
+    store: store(),
+  });
+  assert.deepEqual([again.resumed, again.ran], [1, 1], 'only the edited case runs again');
 });

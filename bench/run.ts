@@ -4,18 +4,38 @@
  * root) with a time limit, and reports figures as JSON lines on stdout (`lib/protocol.ts`). Installs
  * bench's own dependencies (the peer libraries measured as baselines) first when they are missing.
  *
- * Usage: `npm run bench` (all) or `npm run bench -- <name> [<name> ...]`.
+ * Usage: `npm run bench` (all) or `npm run bench -- <name> [<name> ...]`; `--limit <seconds>` (or
+ * `BENCH_LIMIT_S`) sets the limit per script (default 120 s: a busy 2-core machine needs more than an idle one).
+ *
+ * A script stopped at its limit takes its whole process tree with it: its process group, and (on Linux) every
+ * process that carries this run's mark in its environment, so a server the script started in a session of
+ * its own (`restate-server`), or one left behind when its parent died, is stopped too.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Figure, parseFigure } from './lib/protocol.js';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(benchDir, '..');
-/** Wall-clock limit for one bench script. */
-const TIME_LIMIT_MS = 60_000;
+/** The environment variable that marks every process a bench script starts (inherited by its children). */
+const MARK = 'TAOLOOP_BENCH_RUN';
+
+/** Wall-clock limit for one bench script: `--limit <s>`, else `BENCH_LIMIT_S`, else 120 s. */
+function timeLimitMs(args: string[]): number {
+  const at = args.indexOf('--limit');
+  const given = at >= 0 ? args.splice(at, 2)[1] : process.env.BENCH_LIMIT_S;
+  if (given === undefined) return 120_000;
+  const seconds = Number(given);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    process.stderr.write(`bench: --limit / BENCH_LIMIT_S must be a number of seconds, not "${given}"\n`);
+    process.exit(2);
+  }
+  return seconds * 1000;
+}
+const ARGS = process.argv.slice(2);
+const TIME_LIMIT_MS = timeLimitMs(ARGS);
 
 interface Outcome {
   name: string;
@@ -70,10 +90,38 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/**
+ * Kills every process (but this one) whose environment holds `MARK=<mark…>` (a prefix: this run's pid ends
+ * every script's processes at once): what a script started, in any
+ * process group or session, and whatever was left running after it ended. Linux only (`/proc`); elsewhere
+ * the group kill is all there is. Returns how many were killed.
+ */
+function killMarked(mark: string): number {
+  if (!existsSync('/proc/self/environ')) return 0;
+  let killed = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'latin1');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (!environ.split('\0').some((v) => v.startsWith(`${MARK}=${mark}`))) continue;
+    try {
+      process.kill(Number(entry), 'SIGKILL');
+      killed += 1;
+    } catch {}
+  }
+  return killed;
+}
+
 function runScript(name: string): Promise<Outcome> {
   const started = performance.now();
+  const mark = `${process.pid}-${name}-${Date.now()}`;
   const child = spawn(process.execPath, ['--import', 'tsx', join('bench', name, 'index.ts')], {
     cwd: repoRoot,
+    env: { ...process.env, [MARK]: mark },
     stdio: ['ignore', 'pipe', 'inherit'],
     detached: true,
   });
@@ -91,6 +139,8 @@ function runScript(name: string): Promise<Outcome> {
     const finish = (failure: string | undefined) => {
       clearTimeout(timer);
       running.delete(child);
+      const left = killMarked(mark);
+      if (left > 0) process.stderr.write(`bench ${name}: stopped ${left} process(es) it left running\n`);
       const figures: Figure[] = [];
       for (const line of stdout.split('\n')) {
         if (line.trim() === '') continue;
@@ -147,9 +197,7 @@ function renderTable(figures: readonly Figure[]): string {
 
 async function main(): Promise<number> {
   const available = discover();
-  const wanted = process.argv
-    .slice(2)
-    .map((arg) => arg.replace(/^bench\//, '').replace(/\/(index\.ts)?$/, ''));
+  const wanted = ARGS.map((arg) => arg.replace(/^bench\//, '').replace(/\/(index\.ts)?$/, ''));
   const unknown = wanted.filter((name) => !available.includes(name));
   if (unknown.length > 0) {
     process.stderr.write(
@@ -176,6 +224,7 @@ async function main(): Promise<number> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     for (const child of running) killGroup(child);
+    killMarked(`${process.pid}-`);
     process.exit(130);
   });
 }

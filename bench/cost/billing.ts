@@ -4,10 +4,11 @@
  * / 4 of the request as sent, the same rule for every client.
  *
  * - Anthropic (https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching): the prompt is tools,
- *   then system, then messages, in content blocks. Only a block marked `cache_control` ends a cacheable
- *   prefix, of at least 1,024 tokens. A request reads the longest cached prefix that ends at one of its
- *   block boundaries (the server looks back from each breakpoint), writes the rest up to its last
- *   breakpoint, and pays plain input for what follows. No breakpoint, no caching.
+ *   then system, then messages, in content blocks. A block marked `cache_control` ends a cacheable prefix,
+ *   of at least 1,024 tokens; a `cache_control` at the top level of the request (automatic caching) marks
+ *   the last block. A request reads the longest cached prefix that ends at one of its block boundaries,
+ *   looking back at most 20 blocks from each breakpoint, writes the rest up to its last breakpoint, and
+ *   pays plain input for what follows. No breakpoint, no caching.
  * - OpenAI (https://platform.openai.com/docs/guides/prompt-caching): automatic for prompts of 1,024 tokens
  *   and more; the longest prefix shared with an earlier request is read from the cache in steps of 128
  *   tokens, at no write charge.
@@ -53,6 +54,9 @@ export function usd(bills: readonly Bill[], prices: Prices): number {
 
 const MIN_CACHEABLE_TOKENS = 1024;
 
+/** How far back from a breakpoint Anthropic looks for a cached prefix, in blocks. */
+const LOOKBACK_BLOCKS = 20;
+
 /** The Anthropic request as content blocks in cache order, each with its breakpoint mark. */
 function anthropicBlocks(body: AnthropicRequestBody): { text: string; breakpoint: boolean }[] {
   const blocks: { text: string; breakpoint: boolean }[] = [];
@@ -72,7 +76,17 @@ function anthropicBlocks(body: AnthropicRequestBody): { text: string; breakpoint
       add(block, i === 0 ? `${message.role}:` : '');
     });
   }
+  // Automatic caching: a top-level `cache_control` puts the breakpoint on the last block.
+  const last = blocks.at(-1);
+  if (body.cache_control !== undefined && last) last.breakpoint = true;
   return blocks;
+}
+
+/** The text a request's prompt is, in cache order: what the cache-optimal bill compares. */
+export function anthropicPromptText(body: AnthropicRequestBody): string {
+  return anthropicBlocks(body)
+    .map((b) => b.text)
+    .join('');
 }
 
 /** A fresh Anthropic prompt cache and the bills of the requests sent to it. */
@@ -95,10 +109,14 @@ export function anthropicBilling() {
       let read = 0;
       let written = 0;
       if (last >= 0) {
-        for (let i = last; i >= 0; i--) {
-          if (cached.has(prefixes[i]!)) {
-            read = tokens(prefixes[i]!);
-            break;
+        // From each breakpoint, the server looks back at most LOOKBACK_BLOCKS blocks for a cached prefix.
+        for (const [b, block] of blocks.entries()) {
+          if (!block.breakpoint) continue;
+          for (let i = b; i >= Math.max(0, b - LOOKBACK_BLOCKS); i--) {
+            if (cached.has(prefixes[i]!)) {
+              read = Math.max(read, tokens(prefixes[i]!));
+              break;
+            }
           }
         }
         blocks.forEach((block, i) => {
@@ -124,7 +142,7 @@ export function anthropicBilling() {
 }
 
 /** The OpenAI request as one text in prompt order (tools, then messages). */
-function openAiText(body: ParsedRequestBody): string {
+export function openAiText(body: ParsedRequestBody): string {
   const tools = JSON.stringify(body.tools ?? []);
   return tools + body.messages.map((m) => JSON.stringify(m)).join('');
 }
@@ -156,4 +174,34 @@ function commonPrefixLength(a: string, b: string): number {
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
   return i;
+}
+
+/**
+ * The cache-optimal bill of a sequence of prompts (each prompt's text, in order, and its output tokens): the
+ * same tokens, each input token written to the cache once and read from it after. A prompt's prefix that an
+ * earlier prompt had is a cache read; the rest is a cache write when a later prompt starts with it, else plain
+ * input (a write no one reads is not worth its price). Block boundaries and breakpoints are ignored; only the
+ * providers' minimum of 1,024 tokens for a cached prefix holds: the bound no client can beat. With OpenAI's prices a write costs plain input (`cacheWrite: 0` means none is charged).
+ */
+export function cacheOptimalUsd(
+  prompts: readonly { text: string; output: number }[],
+  prices: Prices,
+): number {
+  const bills: Bill[] = prompts.map((prompt, i) => {
+    let read = 0;
+    for (let j = 0; j < i; j++) read = Math.max(read, commonPrefixLength(prompts[j]!.text, prompt.text));
+    let reused = read;
+    for (let j = i + 1; j < prompts.length; j++)
+      reused = Math.max(reused, commonPrefixLength(prompts[j]!.text, prompt.text));
+    const total = tokens(prompt.text);
+    // The providers' own rule, which no client can change: a prefix under 1,024 tokens is never cached.
+    const cacheable = (chars: number) =>
+      tokens(prompt.text.slice(0, chars)) >= MIN_CACHEABLE_TOKENS ? chars : 0;
+    const cacheRead = tokens(prompt.text.slice(0, cacheable(read)));
+    const cacheWrite = tokens(prompt.text.slice(0, cacheable(reused))) - cacheRead;
+    return { uncachedInput: total - cacheRead - cacheWrite, cacheRead, cacheWrite, output: prompt.output };
+  });
+  // With no write surcharge (OpenAI), a write is billed as plain input.
+  const writePrice = prices.cacheWrite === 0 ? prices.input : prices.cacheWrite;
+  return usd(bills, { ...prices, cacheWrite: writePrice });
 }

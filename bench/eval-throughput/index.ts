@@ -196,6 +196,13 @@ async function measureAiSdkAlone(
   return { concurrency, items, seconds, itemsPerSecond, ideal, share: itemsPerSecond / ideal, cpuMsPerItem };
 }
 
+/** The median of a few numbers. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
 /** The run with the median throughput (REPEATS is odd). */
 function medianRun(runs: readonly Measured[]): Measured {
   const sorted = [...runs].sort((a, b) => a.itemsPerSecond - b.itemsPerSecond);
@@ -220,6 +227,7 @@ async function main(): Promise<void> {
         `${String(m.concurrency).padStart(11)}  ${String(m.items).padStart(5)}  ${m.seconds.toFixed(2).padStart(7)}  ${m.itemsPerSecond.toFixed(1).padStart(7)}  ${m.ideal.toFixed(1).padStart(5)}  ${m.share.toFixed(3)}  ${m.cpuMsPerItem.toFixed(2).padStart(6)}  ${what}`,
       );
     let alone: Measured | undefined;
+    let cpu: { ours: number; alone: number } | undefined;
     for (const { concurrency, items } of RUNS) {
       if (concurrency !== 64) {
         const m = await measure(server, concurrency, items, dir);
@@ -254,6 +262,12 @@ async function main(): Promise<void> {
       }
       const m = medianRun(runs);
       alone = medianRun(alones);
+      // CPU per item: the median of each side's paired runs (the JIT warms up over the runs; pairing and
+      // alternating who goes first give both sides the same share of it).
+      cpu = {
+        ours: median(runs.map((r) => r.cpuMsPerItem)),
+        alone: median(alones.map((r) => r.cpuMsPerItem)),
+      };
       measured.push(m);
       row(m, 'taoloop eval, median');
       row(alone, 'AI SDK generateText alone, median');
@@ -271,6 +285,19 @@ async function main(): Promise<void> {
       });
     }
     const taoloop64 = measured.find((m) => m.concurrency === 64);
+    if (cpu) {
+      emitFigure({
+        figure: `eval CPU per item, concurrency 64, ${ITEMS} items (taoloop eval, median of ${REPEATS} paired runs)`,
+        value: round(cpu.ours, 3),
+        unit: 'ms',
+        baseline: 'the same requests made with generateText alone, median of the runs paired with them',
+        baselineValue: round(cpu.alone, 3),
+        ratio: ratioOf(round(cpu.ours, 3), round(cpu.alone, 3)),
+        command: COMMAND,
+        goal: '<= 1.1x the AI SDK alone (issue 30)',
+        met: cpu.ours <= 1.1 * cpu.alone,
+      });
+    }
     if (alone && taoloop64) {
       emitFigure({
         figure: `eval throughput, concurrency 64, ${ITEMS} items, 200 ms model: AI SDK generateText alone (no agent)`,

@@ -178,7 +178,7 @@ function renderTable(figures: readonly Figure[]): string {
     const row = [
       f.figure,
       withUnit(f.value, f.unit),
-      `${f.baseline}: ${withUnit(f.baselineValue, f.unit)}`,
+      `${f.against === 'peer' ? '' : `(${f.against === 'self' ? 'self-baseline' : f.against}) `}${f.baseline}: ${withUnit(f.baselineValue, f.unit)}`,
       f.ratio === null ? 'n/a (baseline 0)' : `${formatNumber(f.ratio)}x`,
       `\`${f.command}\``,
     ];

@@ -66,6 +66,7 @@ emitFigure({
   figure: 'cold start, taoloop --help (median wall time)',
   value: round(ours),
   unit: 'ms',
+  against: 'floor',
   baseline: `node -e "" (Node ${process.versions.node})`,
   baselineValue: round(floor),
   ratio: ratioOf(round(ours), round(floor)),

@@ -12,6 +12,13 @@ export interface Figure {
   value: number;
   /** Unit of `value` and `baselineValue`: `%`, `ms`, `tokens`, ... */
   unit: string;
+  /**
+   * What kind of baseline it is: `peer` (another library, measured in the same run), `self` (taoloop
+   * itself another way: a self-baseline, which cannot fail against a peer), `ideal` (a bound no code can
+   * beat), `floor` (the runtime alone, such as `node -e ""`), `naive` (the simplest code that does the job),
+   * or `goal` (the goal's number). Printed next to the baseline in the table.
+   */
+  against: 'peer' | 'self' | 'ideal' | 'floor' | 'naive' | 'goal';
   /** What the baseline is, with its version: `LangChain.js 0.3.37 ReActSingleInputOutputParser`. */
   baseline: string;
   baselineValue: number;
@@ -49,6 +56,7 @@ export function parseFigure(line: string): Figure | undefined {
     typeof f.value === 'number' &&
     typeof f.unit === 'string' &&
     typeof f.baseline === 'string' &&
+    ['peer', 'self', 'ideal', 'floor', 'naive', 'goal'].includes(f.against as string) &&
     typeof f.baselineValue === 'number' &&
     (typeof f.ratio === 'number' || f.ratio === null) &&
     typeof f.command === 'string' &&

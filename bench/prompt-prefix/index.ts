@@ -139,6 +139,7 @@ for (const mode of ['text', 'native'] as const) {
       figure: `prompt shared with the previous request, 16 steps, ${mode} mode, ${scenario} (taoloop)`,
       value: Math.round(share * 1000) / 1000,
       unit: 'share',
+      against: 'self',
       baseline: baseline
         ? 'same steps, oldest observations shortened one at a time (taoloop before)'
         : 'nothing shortened (the same)',

@@ -136,6 +136,7 @@ async function main(): Promise<void> {
       figure: `restate eval throughput, 2 workers, ${ITEMS} items, concurrency ${CONCURRENCY}, 200 ms model (taoloop)`,
       value: round(two.itemsPerSecond),
       unit: 'items/s',
+      against: 'self',
       baseline: `1 worker, same items (ideal for either: ${IDEAL} items/s)`,
       baselineValue: round(one.itemsPerSecond),
       ratio: ratioOf(round(two.itemsPerSecond), round(one.itemsPerSecond)),

@@ -16,8 +16,9 @@
  * script: text-protocol turns for taoloop (its default mode) and text plus a tool call for the peers
  * (theirs). Step limits are raised where a default would stop the task. Run: `npm run bench -- cost`.
  *
- * Not measured yet (issue 30): the same workloads under a context window, and a conversation of several
- * questions whose system prompt and tools are cached across runs.
+ * A conversation workload: 4 questions of 8 steps in one conversation, kept as each framework keeps one
+ * (taoloop: `result.messages`; the AI SDK: `response.messages`; LangChain: the state's messages), on one billing
+ * server, so a run can read what an earlier one cached. Not measured yet (issue 30): a context window.
  */
 
 import { existsSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { tool as aiTool, type ModelMessage, stepCountIs, ToolLoopAgent } from 'ai';
 import { z } from 'zod';
 import { runAgent } from '../../src/agent/loop.js';
+import type { AgentMessage } from '../../src/agent/types.js';
 import { resolveModelSpec } from '../../src/models/spec.js';
 import type { Tool } from '../../src/tools/types.js';
 import { type AnthropicRequestBody, startFakeAnthropic } from '../../test/helpers/fake-anthropic-server.js';
@@ -49,7 +51,12 @@ const COMMAND = 'npm run bench -- cost';
 const WORKLOADS = [8, 32, 64] as const;
 /** Searches of the workload being measured (set before each run). */
 let SEARCHES = 7;
-const question = () => `List the ${SEARCHES} parts of the Brightgrid plan, searching for each part in turn.`;
+/** Questions of the workload being measured: one, or several in one conversation (set before each run). */
+let QUESTIONS = 1;
+const question = (n = 1) =>
+  `${n > 1 ? `Next, group ${n}: ` : ''}List the ${SEARCHES} parts of the Brightgrid plan, searching for each part in turn.`;
+/** The conversation workload: questions of 8 steps each, in one conversation. */
+const CONVERSATION = { questions: 4, steps: 8 } as const;
 const OBSERVATION = 'Brightgrid Pro costs $20 per month per developer; volume discounts start at 50 seats. '
   .repeat(19)
   .slice(0, 1600);
@@ -77,7 +84,9 @@ function reply(done: number, nativeTools: boolean): FakeReply {
 
 /** Searches already done, read from a request: tool results, or `Observation:` lines of the text protocol. */
 function searchesIn(messages: readonly unknown[]): number {
-  const text = JSON.stringify(messages);
+  // Only the searches for the current question: those after the last message that asks one.
+  const last = messages.findLastIndex((m) => JSON.stringify(m).includes('parts of the Brightgrid plan'));
+  const text = JSON.stringify(messages.slice(last + 1));
   return (text.match(/"tool_result"|"role":"tool"|Observation: /g) ?? []).length;
 }
 
@@ -100,14 +109,23 @@ async function runTaoloop(provider: Provider, baseURL: string): Promise<boolean>
     description: 'Searches the Brightgrid documents.',
     run: observation,
   };
-  const result = await runAgent({
-    model: await resolveModelSpec(spec, env),
-    question: question(),
-    tools: [search],
-    maxSteps: SEARCHES + 1,
-  });
-  taoloopReportedUsd = result.costUsd;
-  return result.status === 'answered';
+  const model = await resolveModelSpec(spec, env);
+  // A conversation as taoloop keeps one: each run's `messages` (questions and answers) go to the next.
+  let messages: AgentMessage[] = [];
+  let costUsd = 0;
+  for (let n = 1; n <= QUESTIONS; n++) {
+    const result = await runAgent({
+      model,
+      messages: [...messages, { role: 'user', content: question(n) }],
+      tools: [search],
+      maxSteps: SEARCHES + 1,
+    });
+    if (result.status !== 'answered' || result.costUsd === undefined) return false;
+    costUsd += result.costUsd;
+    messages = result.messages;
+  }
+  taoloopReportedUsd = costUsd;
+  return true;
 }
 
 /** The cost taoloop itself reported for its last run (from the usage the server sent and its price table). */
@@ -139,8 +157,15 @@ async function runAiSdk(provider: Provider, baseURL: string, cached = false): Pr
       }),
     },
   });
-  const result = await agent.generate({ prompt: question() });
-  return result.text.includes(`${SEARCHES} parts`);
+  // A conversation as the AI SDK keeps one: the response messages (tool calls and results) go to the next call.
+  let history: ModelMessage[] = [];
+  for (let n = 1; n <= QUESTIONS; n++) {
+    const asked: ModelMessage = { role: 'user', content: question(n) };
+    const result = await agent.generate({ messages: [...history, asked] });
+    if (!result.text.includes(`${SEARCHES} parts`)) return false;
+    history = [...history, asked, ...result.response.messages];
+  }
+  return true;
 }
 
 /** The few members of LangChain 1.x used here (its types live in bench/cost/node_modules, outside the type check). */
@@ -194,12 +219,17 @@ async function runLangChain(provider: Provider, baseURL: string, cached = false)
   // At its best: LangChain's prompt caching middleware (Anthropic's top-level `cache_control`).
   const middleware = cached ? [anthropicPromptCachingMiddleware()] : [];
   const agent = createAgent({ model, tools: [search], middleware });
-  const state = await agent.invoke(
-    { messages: [{ role: 'user', content: question() }] },
-    { recursionLimit: 2 * SEARCHES + 10 },
-  );
-  const last = state.messages.at(-1);
-  return String(last?.content ?? '').includes(`${SEARCHES} parts`);
+  // A conversation as LangChain keeps one: the state's messages go to the next invocation.
+  let messages: unknown[] = [];
+  for (let n = 1; n <= QUESTIONS; n++) {
+    const state = await agent.invoke(
+      { messages: [...messages, { role: 'user', content: question(n) }] },
+      { recursionLimit: 2 * SEARCHES + 10 },
+    );
+    if (!String(state.messages.at(-1)?.content ?? '').includes(`${SEARCHES} parts`)) return false;
+    messages = state.messages;
+  }
+  return true;
 }
 
 const RUNNERS: Record<Framework, (provider: Provider, baseURL: string) => Promise<boolean>> = {
@@ -259,8 +289,17 @@ async function measure(framework: Framework, provider: Provider): Promise<Bill[]
 const totalTokens = (bills: readonly Bill[]) =>
   bills.reduce((sum, b) => sum + b.uncachedInput + b.cacheRead + b.cacheWrite + b.output, 0);
 
-for (const steps of WORKLOADS) {
+const workloads = [
+  ...WORKLOADS.map((steps) => ({ steps, questions: 1, name: `${steps}-step task` })),
+  {
+    steps: CONVERSATION.steps,
+    questions: CONVERSATION.questions,
+    name: `conversation of ${CONVERSATION.questions} questions of ${CONVERSATION.steps} steps`,
+  },
+];
+for (const { steps, questions, name: workload } of workloads) {
   SEARCHES = steps - 1;
+  QUESTIONS = questions;
   for (const provider of ['anthropic', 'openai'] as const) {
     const results = new Map<Framework, { usd: number; tokens: number; calls: number }>();
     let optimalUsd = 0;
@@ -276,7 +315,7 @@ for (const steps of WORKLOADS) {
       const read = bills.reduce((s, b) => s + b.cacheRead, 0);
       const written = bills.reduce((s, b) => s + b.cacheWrite, 0);
       process.stderr.write(
-        `cost ${steps} steps, ${provider}: ${framework}: ${bills.length} calls, ${totalTokens(bills)} tokens (${read} cache read, ${written} cache write), $${cost.toFixed(4)}\n`,
+        `cost ${workload}, ${provider}: ${framework}: ${bills.length} calls, ${totalTokens(bills)} tokens (${read} cache read, ${written} cache write), $${cost.toFixed(4)}\n`,
       );
     }
     const ours = results.get('taoloop')!;
@@ -284,7 +323,7 @@ for (const steps of WORKLOADS) {
     const [bestName, best] = peers.reduce((a, b) => (b[1].usd < a[1].usd ? b : a));
     const bill =
       provider === 'anthropic' ? 'Anthropic bill (Claude Sonnet 4.5 prices)' : 'OpenAI bill (GPT-4.1 prices)';
-    const figure = `USD per answered ${steps}-step task, ${bill} (taoloop)`;
+    const figure = `USD per answered ${workload}, ${bill} (taoloop)`;
     for (const [name, peer] of peers) {
       emitFigure({
         figure,

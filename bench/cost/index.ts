@@ -55,6 +55,15 @@ let SEARCHES = 7;
 let QUESTIONS = 1;
 const question = (n = 1) =>
   `${n > 1 ? `Next, group ${n}: ` : ''}List the ${SEARCHES} parts of the Brightgrid plan, searching for each part in turn.`;
+/**
+ * The context window of the window workload (tokens), or none. Under it: taoloop's own compaction
+ * (`prompt.contextWindowTokens`, its default marker compaction); LangChain's `contextEditingMiddleware` with a
+ * `ClearToolUsesEdit` triggered at 80% of the window (its documented way, keeping the 3 newest results); the
+ * AI SDK's `prepareStep` doing the same (it has no built-in, so as a user would write it). Peers run only at
+ * their best here (with caching), since without context management a real model would refuse the call.
+ */
+let WINDOW: number | undefined;
+const WINDOW_TOKENS = 12_000;
 /** The conversation workload: questions of 8 steps each, in one conversation. */
 const CONVERSATION = { questions: 4, steps: 8 } as const;
 const OBSERVATION = 'Brightgrid Pro costs $20 per month per developer; volume discounts start at 50 seats. '
@@ -119,6 +128,7 @@ async function runTaoloop(provider: Provider, baseURL: string): Promise<boolean>
       messages: [...messages, { role: 'user', content: question(n) }],
       tools: [search],
       maxSteps: SEARCHES + 1,
+      ...(WINDOW !== undefined && { prompt: { contextWindowTokens: WINDOW } }),
     });
     if (result.status !== 'answered' || result.costUsd === undefined) return false;
     costUsd += result.costUsd;
@@ -140,10 +150,10 @@ async function runAiSdk(provider: Provider, baseURL: string, cached = false): Pr
     model,
     stopWhen: stepCountIs(SEARCHES + 2),
     // At its best (the AI SDK's documented cache control): the last message of each step is a breakpoint.
-    ...(cached && {
+    ...((cached || WINDOW !== undefined) && {
       prepareStep: ({ messages }: { messages: ModelMessage[] }) => ({
-        messages: messages.map((message, i) =>
-          i === messages.length - 1
+        messages: (WINDOW === undefined ? messages : clearToolUses(messages, WINDOW)).map((message, i) =>
+          cached && i === messages.length - 1
             ? { ...message, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } }
             : message,
         ),
@@ -168,6 +178,28 @@ async function runAiSdk(provider: Provider, baseURL: string, cached = false): Pr
   return true;
 }
 
+/**
+ * What LangChain's `ClearToolUsesEdit` does, for the AI SDK (which has no built-in): once the messages pass
+ * 80% of the window (characters / 4), every tool result but the 3 newest becomes `[cleared]`.
+ */
+function clearToolUses(messages: ModelMessage[], window: number): ModelMessage[] {
+  if (JSON.stringify(messages).length / 4 < 0.8 * window) return messages;
+  const results = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+  const cleared = new Set(results.slice(0, -3));
+  return messages.map((m, i) =>
+    cleared.has(i) && m.role === 'tool'
+      ? {
+          ...m,
+          content: m.content.map((part) =>
+            part.type === 'tool-result'
+              ? { ...part, output: { type: 'text' as const, value: '[cleared]' } }
+              : part,
+          ),
+        }
+      : m,
+  );
+}
+
 /** The few members of LangChain 1.x used here (its types live in bench/cost/node_modules, outside the type check). */
 interface LangChain {
   createAgent(options: { model: unknown; tools: unknown[]; middleware?: unknown[] }): {
@@ -175,6 +207,8 @@ interface LangChain {
   };
   tool(run: (input: { query: string }) => Promise<string>, options: Record<string, unknown>): unknown;
   anthropicPromptCachingMiddleware(options?: Record<string, unknown>): unknown;
+  contextEditingMiddleware(options: { edits: unknown[] }): unknown;
+  ClearToolUsesEdit: new (options: Record<string, unknown>) => unknown;
 }
 type ChatModelClass = new (options: Record<string, unknown>) => unknown;
 
@@ -196,6 +230,8 @@ async function runLangChain(provider: Provider, baseURL: string, cached = false)
     createAgent,
     tool: langchainTool,
     anthropicPromptCachingMiddleware,
+    contextEditingMiddleware,
+    ClearToolUsesEdit,
   } = (await importLangChain('langchain')) as LangChain;
   const model =
     provider === 'anthropic'
@@ -217,7 +253,16 @@ async function runLangChain(provider: Provider, baseURL: string, cached = false)
     schema: z.object({ query: z.string() }),
   });
   // At its best: LangChain's prompt caching middleware (Anthropic's top-level `cache_control`).
-  const middleware = cached ? [anthropicPromptCachingMiddleware()] : [];
+  const middleware = [
+    ...(cached ? [anthropicPromptCachingMiddleware()] : []),
+    ...(WINDOW !== undefined
+      ? [
+          contextEditingMiddleware({
+            edits: [new ClearToolUsesEdit({ trigger: { tokens: 0.8 * WINDOW }, keep: { messages: 3 } })],
+          }),
+        ]
+      : []),
+  ];
   const agent = createAgent({ model, tools: [search], middleware });
   // A conversation as LangChain keeps one: the state's messages go to the next invocation.
   let messages: unknown[] = [];
@@ -243,7 +288,11 @@ const RUNNERS: Record<Framework, (provider: Provider, baseURL: string) => Promis
 
 /** The peers' caching options are Anthropic's; OpenAI caches by itself (a peer's default is its best there). */
 const frameworksFor = (provider: Provider): Framework[] =>
-  (Object.keys(RUNNERS) as Framework[]).filter((f) => provider === 'anthropic' || !/cach/i.test(f));
+  (Object.keys(RUNNERS) as Framework[]).filter((f) => {
+    if (provider === 'openai') return !/cach/i.test(f);
+    // Under a window the peers run at their best only (see WINDOW).
+    return WINDOW === undefined || f === 'taoloop' || /cach/i.test(f);
+  });
 
 /** The prompts of the last measured run, in order, with their output tokens (for the cache-optimal bill). */
 let prompts: { text: string; output: number }[] = [];
@@ -292,14 +341,26 @@ const totalTokens = (bills: readonly Bill[]) =>
 const workloads = [
   ...WORKLOADS.map((steps) => ({ steps, questions: 1, name: `${steps}-step task` })),
   {
+    steps: 64,
+    questions: 1,
+    name: `64-step task under a ${WINDOW_TOKENS.toLocaleString('en')}-token context window`,
+    window: WINDOW_TOKENS,
+  },
+  {
     steps: CONVERSATION.steps,
     questions: CONVERSATION.questions,
     name: `conversation of ${CONVERSATION.questions} questions of ${CONVERSATION.steps} steps`,
   },
 ];
-for (const { steps, questions, name: workload } of workloads) {
+for (const { steps, questions, name: workload, window } of workloads as {
+  steps: number;
+  questions: number;
+  name: string;
+  window?: number;
+}[]) {
   SEARCHES = steps - 1;
   QUESTIONS = questions;
+  WINDOW = window;
   for (const provider of ['anthropic', 'openai'] as const) {
     const results = new Map<Framework, { usd: number; tokens: number; calls: number }>();
     let optimalUsd = 0;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Model, ModelRequest, ModelResponse } from '../models/types.js';
+import type { Model, ModelMessage, ModelRequest, ModelResponse } from '../models/types.js';
 import { createToolRouter, type ToolRouter } from '../tools/router.js';
 import { errorMessage } from '../util/own.js';
 import { markerCompaction } from './compaction.js';
@@ -113,7 +113,13 @@ export async function* prepareCall(run: Run, step: number): AsyncGenerator<Agent
   if (compaction) {
     const changes = await runHook('compaction', compaction, args());
     yield* events.splice(0);
-    if (changes?.messages) request.messages = changes.messages;
+    if (changes?.messages) {
+      // What the compaction left as it was, from the start, stays so in later requests (a strategy shortens
+      // from the oldest observations on): the provider's cache may keep it across compactions.
+      const stable = sharedPrefix(request.messages, changes.messages);
+      request.messages = changes.messages;
+      if (stable >= 2 && stable < changes.messages.length) request.stablePrefixMessages = stable;
+    }
   }
   if (forced) forceAnswerRequest(request, plan.labels, plan.answer);
   if (options.prepareStep) {
@@ -122,6 +128,13 @@ export async function* prepareCall(run: Run, step: number): AsyncGenerator<Agent
     if (changes) applyChanges(run, prepared, changes);
   }
   return prepared;
+}
+
+/** How many messages, from the start, two message lists have alike (role, text and tool calls). */
+function sharedPrefix(a: readonly ModelMessage[], b: readonly ModelMessage[]): number {
+  let i = 0;
+  while (i < a.length && i < b.length && JSON.stringify(a[i]) === JSON.stringify(b[i])) i++;
+  return i;
 }
 
 /** Calls a hook; its throw becomes an error naming the hook. */
@@ -149,6 +162,8 @@ function applyChanges(run: Run, prepared: NextCall, changes: PrepareStepResult):
   const fail = (problem: string) => new Error(`prepareStep failed: ${problem}`);
   if (changes.messages) {
     if (!Array.isArray(changes.messages)) throw fail('messages must be an array of messages');
+    // Messages of the caller's own: what stays the same in later requests is theirs to know, not ours.
+    if (changes.messages !== request.messages) delete request.stablePrefixMessages;
     request.messages = changes.messages;
   }
   if (changes.model) {

@@ -143,8 +143,9 @@ function oneToolCallPerStep(model: AiSdkLanguageModel): Record<string, Record<st
 }
 
 /**
- * The request's messages for the AI SDK, with Anthropic prompt-cache breakpoints on the system prompt and
- * the newest message unless `request.promptCaching` is `false` (Anthropic caches only up to a breakpoint;
+ * The request's messages for the AI SDK, with Anthropic prompt-cache breakpoints on the system prompt, the
+ * end of the stable prefix a compaction left (`request.stablePrefixMessages`) and the newest message unless
+ * `request.promptCaching` is `false` (Anthropic caches only up to a breakpoint;
  * the newest one is read back by the next step's request, since each request extends the one before:
  * https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching). Other providers get the messages
  * unmarked: OpenAI and OpenAI-compatible servers cache a stable prefix on their own.
@@ -153,7 +154,14 @@ function withCacheBreakpoints(model: AiSdkLanguageModel, request: ModelRequest) 
   const messages = request.messages.map(toAiMessage);
   if (request.promptCaching === false || !model.provider.includes('anthropic')) return messages;
   const breakpoint = { anthropic: { cacheControl: { type: 'ephemeral' } } };
-  const marked = new Set([messages.findIndex((m) => m.role === 'system'), messages.length - 1]);
+  // A third breakpoint at the end of what a compaction keeps as it is (Anthropic allows four): the newer
+  // part changes at each compaction, and the kept part is then read from the cache, not written again.
+  const stable = request.stablePrefixMessages;
+  const marked = new Set([
+    messages.findIndex((m) => m.role === 'system'),
+    ...(stable !== undefined && stable >= 1 && stable < messages.length ? [stable - 1] : []),
+    messages.length - 1,
+  ]);
   return messages.map((message, i) =>
     marked.has(i) ? { ...message, providerOptions: breakpoint } : message,
   );

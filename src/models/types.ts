@@ -80,6 +80,14 @@ export interface ModelRequest {
    */
   promptCaching?: boolean;
   /**
+   * How many of the first messages stay the same in this run's later requests: the part of a compacted
+   * transcript that the compaction keeps as it is (set by the loop once `prompt.compaction` shortens the
+   * transcript). With `promptCaching`, Anthropic gets one more cache breakpoint at its end, so that the
+   * requests after a later compaction, whose newer part changed, still read it from the cache.
+   * @default none
+   */
+  stablePrefixMessages?: number;
+  /**
    * Called by a model that retries the call itself, once per retry, before or as the retry is sent: the
    * AI SDK adapter reports each of the SDK's own retries (HTTP 408, 409, 429, 5xx, a lost connection) for
    * providers built from a model spec, which send through `trackingFetch`; the playground's retrying model

@@ -90,3 +90,30 @@ for (const native of [false, true]) {
     assert.match(last, /part 1: Brightgrid/, 'the first findings are kept');
   });
 }
+
+for (const native of [false, true]) {
+  const mode = native ? 'native' : 'text';
+  test(`${mode} mode: once a window is shortened, each request says how many first messages stay the same, and they do`, async () => {
+    const requests = await requestsOf(native, 256 + 300 + 8 * 430);
+    const stable = requests.flatMap((r, i) => (r.stablePrefixMessages === undefined ? [] : [i]));
+    assert.ok(stable.length > 0, 'the compacted requests carry a stable prefix');
+    const first = stable[0]!;
+    assert.ok(
+      requests.slice(0, first).every((r) => r.stablePrefixMessages === undefined),
+      'not before the first shortening',
+    );
+    for (const i of stable) {
+      const request = requests[i]!;
+      const n = request.stablePrefixMessages!;
+      assert.ok(n >= 2 && n < request.messages.length, `${n} of ${request.messages.length}`);
+      // What it calls stable is what every later request starts with, however often it is shortened again.
+      for (const later of requests.slice(i + 1)) {
+        assert.deepEqual(
+          later.messages.slice(0, n),
+          request.messages.slice(0, n),
+          `request ${i + 1}'s prefix`,
+        );
+      }
+    }
+  });
+}

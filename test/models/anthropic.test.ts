@@ -172,6 +172,31 @@ for (const streaming of [false, true]) {
         },
       ));
 
+    it('marks one more breakpoint at the end of the stable prefix a compaction left', () =>
+      withServer({ replies: [ANSWER] }, async (server) => {
+        const model = await modelAt(server);
+        const messages = [
+          { role: 'system' as const, content: 'You answer questions.' },
+          { role: 'user' as const, content: 'Question: a?' },
+          { role: 'assistant' as const, content: 'Thought: look.\nAction: search[a]' },
+          { role: 'user' as const, content: 'Observation: kept as it was' },
+          { role: 'assistant' as const, content: 'Thought: more.\nAction: search[b]' },
+          { role: 'user' as const, content: 'Observation: [observation shortened]' },
+          { role: 'assistant' as const, content: 'Thought: more.\nAction: search[c]' },
+          { role: 'user' as const, content: 'Observation: newest' },
+        ];
+        const request = { messages, stablePrefixMessages: 4 };
+        if (streaming) for await (const _ of model.stream?.(request) ?? []);
+        else await model.generate(request);
+        const sent = server.requests[0]!;
+        // The system prompt is sent apart (`system`); messages[3] of ours is the API's messages[2].
+        const marked = sent.messages.flatMap((m, i) =>
+          blocksOf(m).flatMap((block) => (block.cache_control ? [i] : [])),
+        );
+        assert.deepEqual(marked, [2, sent.messages.length - 1]);
+        assert.equal(textOf(sent.messages[2]?.content), 'Observation: kept as it was');
+      }));
+
     it('sends no cache breakpoints with promptCaching: false', () =>
       withServer({ replies: [ACTION, ANSWER] }, async (server) => {
         const result = await runAgent({

@@ -1,21 +1,23 @@
 /**
- * The memory test, one framework per process: `node --expose-gc --import tsx bench/loop-overhead/memory.ts
- * <taoloop|langchain|llamaindex>`. Starts 1,000 runs of the episode at once; each holds inside its 4th tool
- * call on one shared promise, so all 1,000 are in flight together, each with 3 steps of transcript behind
- * it. Heap used (after forced garbage collection) while they wait, minus heap used before they started,
- * divided by 1,000, is the memory per run in flight. Then the promise resolves, every run must finish with
- * the answer after exactly 7 tool calls, and the script prints one JSON line on stdout.
+ * The memory test, one contender per process: `node --expose-gc --import tsx bench/loop-overhead/memory.ts
+ * <taoloop-text|taoloop-native|ai-sdk|langchain> [runs]`. Starts `runs` runs of the 8-step episode at once;
+ * each holds inside its 4th tool call on one shared promise, so all are in flight together, each with 3
+ * steps of transcript behind it. Heap used (after forced garbage collection) while they wait, minus heap
+ * used before they started, divided by the runs, is the memory per run in flight. Then the promise
+ * resolves, every run must finish with the answer after exactly 7 tool calls, and the script prints one
+ * JSON line on stdout.
  *
  * @module
  */
-import { type Contender, langchain, llamaindex, taoloop } from './frameworks.js';
-import { ACTIONS, HOLD_INPUT, TOOL_OUTPUT } from './script.js';
+import { CONTENDERS, type Contender, type ContenderKey } from './frameworks.js';
+import { HOLD_INPUT, MEMORY_STEPS, TOOL_OUTPUT } from './script.js';
 
-export const CONCURRENT_RUNS = 1000;
+export const DEFAULT_CONCURRENT_RUNS = 500;
 const WARMUP_RUNS = 30;
 
 /** What the child prints. */
 export interface MemoryResult {
+  key: ContenderKey;
   name: string;
   runs: number;
   bytesPerRun: number;
@@ -27,8 +29,10 @@ export interface MemoryResult {
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
-async function settledHeap(): Promise<number> {
+async function settledHeap(contender: Contender): Promise<number> {
   if (!gc) throw new Error('run with --expose-gc');
+  // The AI SDK mock keeps every call's options: not the contender's memory.
+  contender.forget();
   for (let i = 0; i < 4; i++) {
     await new Promise((resolve) => setImmediate(resolve));
     gc();
@@ -36,7 +40,7 @@ async function settledHeap(): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
-async function main(which: string): Promise<MemoryResult> {
+async function main(key: string, runs: number): Promise<MemoryResult> {
   let holding = false;
   let held = 0;
   let toolCalls = 0;
@@ -52,48 +56,50 @@ async function main(which: string): Promise<MemoryResult> {
     toolCalls++;
     if (holding && input.trim() === HOLD_INPUT) {
       held++;
-      if (held === CONCURRENT_RUNS) allHeld();
+      if (held === runs) allHeld();
       await gate;
     }
     return TOOL_OUTPUT;
   };
-  const makers = { taoloop, langchain, llamaindex };
-  const make = makers[which as keyof typeof makers];
-  if (!make) throw new Error(`unknown framework ${which}`);
-  const contender: Contender = await make(tool, { streaming: false, kind: 'concurrent' });
+  if (!Object.hasOwn(CONTENDERS, key)) throw new Error(`unknown contender ${key}`);
+  const contender = await CONTENDERS[key as ContenderKey](tool, { steps: MEMORY_STEPS, kind: 'concurrent' });
+  const { expected, actions } = contender;
 
   // Warm up: loads lazy modules, fills caches and JIT-compiles, so the heap difference is the runs alone.
   const warmAnswers = await Promise.all(Array.from({ length: WARMUP_RUNS }, () => contender.run()));
-  const { expected } = contender;
-  if (toolCalls !== WARMUP_RUNS * ACTIONS || warmAnswers.some((a) => a !== expected)) {
-    throw new Error(`${contender.name}: warm-up runs went off script (${toolCalls} tool calls)`);
+  if (toolCalls !== WARMUP_RUNS * actions || warmAnswers.some((a) => a !== expected)) {
+    throw new Error(
+      `${contender.name}: warm-up runs went off script (${toolCalls} tool calls; ${JSON.stringify(warmAnswers[0])})`,
+    );
   }
   toolCalls = 0;
 
-  const heapBeforeBytes = await settledHeap();
+  const heapBeforeBytes = await settledHeap(contender);
   holding = true;
   const started = performance.now();
-  const runs = Array.from({ length: CONCURRENT_RUNS }, () => contender.run());
+  const running = Array.from({ length: runs }, () => contender.run());
   await everyoneHeld;
   const startMs = performance.now() - started;
-  const heapInFlightBytes = await settledHeap();
+  const heapInFlightBytes = await settledHeap(contender);
   release();
-  const answers = await Promise.all(runs);
+  const answers = await Promise.all(running);
   const wrong = answers.filter((a) => a !== expected).length;
-  if (wrong > 0 || toolCalls !== CONCURRENT_RUNS * ACTIONS) {
+  if (wrong > 0 || toolCalls !== runs * actions) {
     throw new Error(
-      `${contender.name}: ${wrong} of ${CONCURRENT_RUNS} runs went off script (${toolCalls} tool calls, expected ${CONCURRENT_RUNS * ACTIONS})`,
+      `${contender.name}: ${wrong} of ${runs} runs went off script (${toolCalls} tool calls, expected ${runs * actions})`,
     );
   }
   return {
+    key: key as ContenderKey,
     name: contender.name,
-    runs: CONCURRENT_RUNS,
-    bytesPerRun: (heapInFlightBytes - heapBeforeBytes) / CONCURRENT_RUNS,
+    runs,
+    bytesPerRun: (heapInFlightBytes - heapBeforeBytes) / runs,
     heapBeforeBytes,
     heapInFlightBytes,
     startMs,
   };
 }
 
-const which = process.argv[2] ?? '';
-process.stdout.write(`${JSON.stringify(await main(which))}\n`);
+const key = process.argv[2] ?? '';
+const runs = Number(process.argv[3] ?? DEFAULT_CONCURRENT_RUNS);
+process.stdout.write(`${JSON.stringify(await main(key, runs))}\n`);

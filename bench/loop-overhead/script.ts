@@ -1,81 +1,90 @@
 /**
- * The one episode every framework runs: 7 actions of a no-op tool, then an answer, each model turn written
- * in that framework's own ReAct format. Every action has a different input, so no framework sees a
- * repeated action.
+ * The episodes every contender runs: `steps - 1` calls of a no-op tool, each with a different input, then
+ * the answer. The same turns for all, written two ways: taoloop's text protocol (`Thought: ...\nAction:
+ * noop[step i]`, then `Answer: ...`), and native tool calls (a thought as text plus one tool call with the
+ * arguments `{ "input": "step i" }`, then the answer as plain text), which is what the peers understand.
  *
  * @module
  */
+import type { JSONSchema7 } from 'json-schema';
 
-/** Tool calls per episode. */
-export const ACTIONS = 7;
-/** Model turns per episode: the actions, then the answer. */
-export const STEPS = ACTIONS + 1;
-export const QUESTION = 'Call the noop tool seven times, then say you are done.';
-export const ANSWER = 'done after 7 noop calls';
+/** Episode lengths measured: model turns per episode (tool calls + the answer). */
+export const STEP_COUNTS = [8, 32, 64] as const;
+export type StepCount = (typeof STEP_COUNTS)[number];
+
 export const TOOL_NAME = 'noop';
 export const TOOL_DESCRIPTION = 'Does nothing; returns a fixed word.';
-/** What the no-op tool returns; also counted by the stateless fakes of the memory test. */
+/** What the no-op tool returns; also counted by the stateless models of the memory test. */
 export const TOOL_OUTPUT = 'noop-ok';
+/** The tool's one argument, as a JSON schema: the one taoloop sends for a text tool in native mode. */
+export const TOOL_INPUT_SCHEMA: JSONSchema7 = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'input' } },
+  required: ['input'],
+  additionalProperties: false,
+};
 
-const inputOf = (i: number) => `step ${i + 1}`;
-const actions = Array.from({ length: ACTIONS }, (_, i) => i);
+/** One model turn in the native form: a thought, and a tool call unless it is the answer. */
+export interface NativeTurn {
+  text: string;
+  toolCall?: { id: string; input: string };
+}
 
-/** taoloop's format: `Action: tool[input]`, then `Answer:`. */
-export const TAOLOOP_TURNS: readonly string[] = [
-  ...actions.map((i) => `Thought: I call noop, step ${i + 1} of 7.\nAction: noop[${inputOf(i)}]`),
-  `Thought: I called noop seven times.\nAnswer: ${ANSWER}`,
-];
+/** One episode of `steps` model turns. */
+export interface Episode {
+  steps: number;
+  /** Tool calls per episode: `steps - 1`. */
+  actions: number;
+  question: string;
+  /** The final answer every contender must return. */
+  answer: string;
+  /** taoloop's text protocol. */
+  textTurns: readonly string[];
+  /** Native tool calls. */
+  nativeTurns: readonly NativeTurn[];
+}
 
-/**
- * LangChain's `createReactAgent` format (the hwchase17/react prompt): the prompt ends in `Thought:`, so a
- * turn continues it; `Action:` + `Action Input:`, then `Final Answer:`.
- */
-export const LANGCHAIN_TURNS: readonly string[] = [
-  ...actions.map(
-    (i) => ` I call noop, step ${i + 1} of 7.\nAction: ${TOOL_NAME}\nAction Input: ${inputOf(i)}`,
-  ),
-  ` I called noop seven times.\nFinal Answer: ${ANSWER}`,
-];
+/** The tool input of action `i` (0-based). */
+export const inputOf = (i: number) => `step ${i + 1}`;
 
-/**
- * LlamaIndex.TS `ReActAgent`'s format (its system header): `Action:` + `Action Input:` holding a JSON
- * object of the tool's arguments, then `Answer:`.
- */
-export const LLAMAINDEX_TURNS: readonly string[] = [
-  ...actions.map(
-    (i) =>
-      `Thought: I call noop, step ${i + 1} of 7.\nAction: ${TOOL_NAME}\nAction Input: {"input": "${inputOf(i)}"}`,
-  ),
-  `Thought: I called noop seven times.\nAnswer: ${ANSWER}`,
-];
+const episodes = new Map<number, Episode>();
 
-/** The hwchase17/react prompt that LangChain's `createReactAgent` docs pull from the hub, kept locally. */
-export const LANGCHAIN_REACT_PROMPT = `Answer the following questions as best you can. You have access to the following tools:
+/** The episode of `steps` model turns (built once per length). */
+export function episode(steps: number): Episode {
+  const known = episodes.get(steps);
+  if (known) return known;
+  const actions = steps - 1;
+  const answer = `done after ${actions} noop calls`;
+  const indices = Array.from({ length: actions }, (_, i) => i);
+  const thought = (i: number) => `I call noop, step ${i + 1} of ${actions}.`;
+  const made: Episode = {
+    steps,
+    actions,
+    question: `Call the noop tool ${actions} times, then say you are done.`,
+    answer,
+    textTurns: [
+      ...indices.map((i) => `Thought: ${thought(i)}\nAction: ${TOOL_NAME}[${inputOf(i)}]`),
+      `Thought: I called noop ${actions} times.\nAnswer: ${answer}`,
+    ],
+    nativeTurns: [
+      ...indices.map((i) => ({
+        text: thought(i),
+        toolCall: { id: `call_${i + 1}`, input: JSON.stringify({ input: inputOf(i) }) },
+      })),
+      { text: answer },
+    ],
+  };
+  episodes.set(steps, made);
+  return made;
+}
 
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}`;
-
-/** Occurrences of {@link TOOL_OUTPUT} in a prompt: the steps done so far, for the stateless fakes. */
+/** Occurrences of {@link TOOL_OUTPUT} in a prompt: the steps done so far, for the stateless models. */
 export function stepsDone(prompt: string): number {
   let count = 0;
   for (let at = prompt.indexOf(TOOL_OUTPUT); at !== -1; at = prompt.indexOf(TOOL_OUTPUT, at + 1)) count++;
   return count;
 }
 
-/** The input of the action at which the memory test holds every run (the 4th of 7). */
+/** The memory test's episode (8 steps) and the input of the action at which it holds every run (the 4th). */
+export const MEMORY_STEPS = 8;
 export const HOLD_INPUT = inputOf(3);

@@ -2,15 +2,25 @@
  * Adapter from any AI SDK 6 language model (OpenAI, Anthropic, Google, OpenAI-compatible servers,
  * ...) to taoloop's {@link Model}.
  *
- * It holds no loop logic: one `generateText` / `streamText` call per turn, with the request's
+ * It holds no loop logic: one call of the provider's language model per turn, with the request's
  * messages, stop sequences, temperature, output-token limit and abort signal passed through. Usage
  * is reported as the provider sent it (`undefined` when absent, see {@link toModelUsage}).
  *
- * Source: AI SDK Core reference for `generateText` / `streamText` (https://ai-sdk.dev/docs/reference/ai-sdk-core).
+ * A model of the AI SDK 6 specification (`LanguageModelV3`, every current provider) is called directly
+ * (`doGenerate` / `doStream`), with the AI SDK's own prompt conversion, tool preparation, retries and
+ * usage mapping (`ai/internal`), but without `generateText`'s per-call work: it checks every message of
+ * the prompt against the SDK's message schema each time, which is most of a step's CPU time and grows with
+ * the transcript (`bench/loop-overhead`: 49% of a native step at 32 steps). taoloop builds the messages
+ * itself, so there is nothing to check. An older model (`LanguageModelV2`) goes through `generateText` /
+ * `streamText`, which adapt it.
+ *
+ * Source: AI SDK Core reference for `generateText` / `streamText` (https://ai-sdk.dev/docs/reference/ai-sdk-core),
+ * and the language model specification V3 (`@ai-sdk/provider`: `LanguageModelV3.doGenerate` / `doStream`).
  *
  * @module
  */
 
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content } from '@ai-sdk/provider';
 import type { FinishReason as AiFinishReason, LanguageModel, LanguageModelUsage } from 'ai';
 import { abortAny } from '../util/signal.js';
 import { abortReason, toModelError } from './ai-sdk-errors.js';
@@ -88,13 +98,104 @@ export function fromLanguageModel(model: AiSdkLanguageModel, options: FromLangua
 }
 
 type AiSdk = typeof import('ai');
+type AiInternal = typeof import('ai/internal');
 
 /** The AI SDK, loaded on the first model call (importing it costs about 80 ms, more than all of taoloop). */
 let aiSdk: AiSdk | undefined;
+let aiInternal: AiInternal | undefined;
 
 async function loadAi(): Promise<AiSdk> {
   aiSdk ??= await import('ai');
   return aiSdk;
+}
+
+async function loadInternal(): Promise<AiInternal> {
+  aiInternal ??= await import('ai/internal');
+  return aiInternal;
+}
+
+/** A model of the AI SDK 6 specification, called directly; any other goes through `generateText`. */
+function isV3(model: AiSdkLanguageModel): model is AiSdkLanguageModel & LanguageModelV3 {
+  return (model as { specificationVersion?: unknown }).specificationVersion === 'v3';
+}
+
+/**
+ * The options of one direct call (`doGenerate` / `doStream`): what `generateText` would send for one step,
+ * built from the request (the prompt converted by the AI SDK's own `convertToLanguageModelPrompt`, the
+ * tools by its `prepareToolsAndToolChoice`), without checking the messages against the SDK's schema.
+ */
+async function directCallOptions(
+  settings: CallSettings,
+  request: ModelRequest,
+  abortSignal: AbortSignal,
+): Promise<LanguageModelV3CallOptions> {
+  checkMessages(request.messages);
+  const [ai, internal] = await Promise.all([loadAi(), loadInternal()]);
+  const model = settings.model as LanguageModelV3;
+  const args = callArguments(ai, settings, request, abortSignal);
+  const prompt = await internal.convertToLanguageModelPrompt({
+    prompt: { messages: args.messages },
+    supportedUrls: await model.supportedUrls,
+    download: undefined,
+    abortSignal,
+  });
+  const prepared = args.tools
+    ? await internal.prepareToolsAndToolChoice({
+        tools: args.tools,
+        toolChoice: undefined,
+        activeTools: undefined,
+      })
+    : undefined;
+  const callSettings = internal.prepareCallSettings({
+    ...(args.stopSequences !== undefined && { stopSequences: args.stopSequences }),
+    ...(args.temperature !== undefined && { temperature: args.temperature }),
+    ...(args.maxOutputTokens !== undefined && { maxOutputTokens: args.maxOutputTokens }),
+  });
+  return {
+    ...callSettings,
+    prompt,
+    ...(prepared?.tools !== undefined && { tools: prepared.tools }),
+    ...(prepared?.toolChoice !== undefined && { toolChoice: prepared.toolChoice }),
+    ...(args.providerOptions !== undefined && {
+      providerOptions: args.providerOptions as LanguageModelV3CallOptions['providerOptions'],
+    }),
+    abortSignal,
+  } as LanguageModelV3CallOptions;
+}
+
+/**
+ * The few checks of a request's messages a direct call needs (the loop builds them; a caller of
+ * `generate` may not): a known role and text content, tool calls and results with their ids. A constant
+ * cost per message, unlike the SDK's schema check.
+ *
+ * @throws {TypeError} naming the first message that is not one of taoloop's model messages.
+ */
+function checkMessages(messages: ModelRequest['messages']): void {
+  messages.forEach((message, i) => {
+    const m = message as { role?: unknown; content?: unknown; toolCalls?: unknown; toolCallId?: unknown };
+    const fail = (what: string) => {
+      throw new TypeError(`message ${i} (${String(m.role)}) is not a model message: ${what}.`);
+    };
+    if (!['system', 'user', 'assistant', 'tool'].includes(m.role as string))
+      fail('its role is not system, user, assistant or tool');
+    if (typeof m.content !== 'string') fail(`its content is ${typeof m.content}, not text`);
+    if (m.role === 'assistant' && m.toolCalls !== undefined && !Array.isArray(m.toolCalls))
+      fail('its toolCalls is not a list');
+    if (m.role === 'tool' && typeof m.toolCallId !== 'string') fail('it has no toolCallId');
+  });
+}
+
+/** The text, reasoning and tool calls of a direct call's content. */
+function fromContent(content: readonly LanguageModelV3Content[]) {
+  let text = '';
+  let reasoning = '';
+  const toolCalls = [];
+  for (const part of content) {
+    if (part.type === 'text') text += part.text;
+    else if (part.type === 'reasoning') reasoning += part.text;
+    else if (part.type === 'tool-call' && part.providerExecuted !== true) toolCalls.push(toToolCall(part));
+  }
+  return { text, reasoning, toolCalls };
 }
 
 interface CallSettings {
@@ -171,6 +272,28 @@ async function generateTurn(settings: CallSettings, request: ModelRequest): Prom
   const call = callSignal(request.signal);
   const progress = trackCall(call.signal, retriesOf(settings, request));
   try {
+    if (isV3(settings.model)) {
+      const model = settings.model;
+      const signal = call.signal ?? new AbortController().signal;
+      const [options, internal] = await Promise.all([
+        directCallOptions(settings, request, signal),
+        loadInternal(),
+      ]);
+      const { retry } = internal.prepareRetries({
+        maxRetries: settings.maxRetries ?? AI_SDK_MAX_RETRIES,
+        abortSignal: signal,
+      });
+      const result = await retry(() => model.doGenerate(options));
+      const { text, reasoning, toolCalls } = fromContent(result.content);
+      return {
+        text,
+        ...(reasoning && { reasoning }),
+        ...(toolCalls.length && { toolCalls }),
+        usage: toModelUsage(internal.asLanguageModelUsage(result.usage)),
+        finishReason: toFinishReason(result.finishReason.unified),
+        rawFinishReason: result.finishReason.raw,
+      };
+    }
     const ai = await loadAi();
     const result = await ai.generateText(callArguments(ai, settings, request, call.signal));
     return {
@@ -275,6 +398,10 @@ async function* streamAttempt(
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncGenerator<ModelStreamPart> {
+  if (isV3(settings.model)) {
+    yield* directStreamAttempt(settings.model, settings, request, signal);
+    return;
+  }
   const result = ai.streamText({ ...callArguments(ai, settings, request, signal), onError: () => {} });
   let usage: LanguageModelUsage | undefined;
   for await (const part of result.fullStream) {
@@ -308,6 +435,61 @@ async function* streamAttempt(
         break;
     }
   }
+  throw new StreamEndedEarlyError();
+}
+
+/**
+ * One attempt of a streamed turn on a `LanguageModelV3`, called directly (`doStream`, within the AI SDK's
+ * retries until the response starts): its parts as {@link ModelStreamPart}s, ending with `finish`.
+ */
+async function* directStreamAttempt(
+  model: LanguageModelV3,
+  settings: CallSettings,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelStreamPart> {
+  const [options, internal] = await Promise.all([
+    directCallOptions(settings, request, signal),
+    loadInternal(),
+  ]);
+  const { retry } = internal.prepareRetries({
+    maxRetries: settings.maxRetries ?? AI_SDK_MAX_RETRIES,
+    abortSignal: signal,
+  });
+  const { stream } = await retry(() => model.doStream(options));
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) break;
+      switch (part.type) {
+        case 'text-delta':
+          if (part.delta !== '') yield { type: 'text-delta', text: part.delta };
+          break;
+        case 'reasoning-delta':
+          if (part.delta !== '') yield { type: 'reasoning-delta', text: part.delta };
+          break;
+        case 'tool-call':
+          if (part.providerExecuted !== true) yield { type: 'tool-call', toolCall: toToolCall(part) };
+          break;
+        case 'finish':
+          yield {
+            type: 'finish',
+            usage: toModelUsage(internal.asLanguageModelUsage(part.usage)),
+            finishReason: toFinishReason(part.finishReason.unified),
+            rawFinishReason: part.finishReason.raw,
+          };
+          return;
+        case 'error':
+          throw part.error;
+        default:
+          break;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (signal.aborted) throw abortReason(request.signal);
   throw new StreamEndedEarlyError();
 }
 

@@ -188,14 +188,17 @@ describe('fromLanguageModel: generate', () => {
       assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
     }));
 
-  it('still rejects messages that break the AI SDK message schema', () =>
+  it('rejects a message that is not a model message before anything is sent, naming it', () =>
     withServer({ replies: [REPLY] }, async (server) => {
       const broken = { role: 'user', content: 42 } as unknown as ModelRequest['messages'][number];
       await assert.rejects(
         modelAt(server.baseURL, { maxRetries: 0 }).generate({ ...request, messages: [broken] }),
         (error: unknown) => {
           assert.ok(error instanceof ModelCallError);
-          assert.match(error.message, /ModelMessage\[\] schema/);
+          assert.match(
+            error.message,
+            /message 0 \(user\) is not a model message: its content is number, not text/,
+          );
           return true;
         },
       );

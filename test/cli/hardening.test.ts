@@ -83,7 +83,12 @@ test('--model-timeout and --max-output-tokens: defaults, flags, environment and 
 
     const fromEnv = await run([], { TAOLOOP_MODEL_TIMEOUT: '100ms' });
     assert.equal(fromEnv.code, 1);
-    assert.match(fromEnv.stdout, /no response headers within .*\(--model-timeout 0.1s\)/);
+    // How far the call got depends on the machine's load (on a busy one the limit can pass before the
+    // request is even sent): what counts here is that the variable's limit cut it, and is named.
+    assert.match(
+      fromEnv.stdout,
+      /(no response headers|no complete answer) within .*\(--model-timeout 0.1s\)/,
+    );
     // A short timeout may cancel the request before the server sees it: the cap is checked on a run that answers.
     assert.equal((await run([], { TAOLOOP_MODEL_TIMEOUT: '30s', TAOLOOP_MAX_OUTPUT_TOKENS: '99' })).code, 0);
     assert.equal(server.requests.at(-1)?.max_tokens, 99);
@@ -92,7 +97,10 @@ test('--model-timeout and --max-output-tokens: defaults, flags, environment and 
     writeFileSync(join(cwd, 'taoloop.config.json'), JSON.stringify({ modelTimeout: '150ms' }));
     const fromConfig = await run([], {}, cwd);
     assert.equal(fromConfig.code, 1);
-    assert.match(fromConfig.stdout, /no response headers within .*\(--model-timeout 0.15s\)/);
+    assert.match(
+      fromConfig.stdout,
+      /(no response headers|no complete answer) within .*\(--model-timeout 0.15s\)/,
+    );
     writeFileSync(
       join(cwd, 'taoloop.config.json'),
       JSON.stringify({ modelTimeout: '30s', maxOutputTokens: 77 }),

@@ -4,7 +4,9 @@
  *
  * @module
  */
+
 import { addCost } from '../models/pricing.js';
+import { mulberry32 } from '../util/mulberry32.js';
 import type { CaseTrial } from './cases.js';
 
 const wholeK = (k: number) => {
@@ -211,26 +213,8 @@ export function summarizeTrials(
     costPerTaskUsd: total === undefined ? undefined : total / used.length,
     totalCostUsd: total,
     tokens: { input: sumOf(used, 'inputTokens'), output: sumOf(used, 'outputTokens') },
-    latencyMs: {
-      p50: percentile(
-        used.map((t) => t.durationMs),
-        50,
-      ),
-      p95: percentile(
-        used.map((t) => t.durationMs),
-        95,
-      ),
-    },
-    steps: {
-      p50: percentile(
-        used.map((t) => t.steps),
-        50,
-      ),
-      p95: percentile(
-        used.map((t) => t.steps),
-        95,
-      ),
-    },
+    latencyMs: p50p95(used.map((t) => t.durationMs)),
+    steps: p50p95(used.map((t) => t.steps)),
     cases,
     failing: cases.filter((c) => c.passes < c.trials),
     k,
@@ -274,17 +258,8 @@ export interface ConfigComparison {
   seed: number;
 }
 
-/** mulberry32: a small seeded PRNG (uniform in [0, 1)), so a bootstrap is repeatable. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The median and the 95th percentile ({@link percentile}). */
+const p50p95 = (values: readonly number[]) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
 
 const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 

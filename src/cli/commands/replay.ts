@@ -12,7 +12,7 @@
  */
 import pc from 'picocolors';
 import type { RunResult, Step } from '../../agent/types.js';
-import { checkTrace } from '../../eval/trace-check.js';
+import { checkTrace, describeStep } from '../../eval/trace-check.js';
 import { LABEL_SETS, type LabelLanguage } from '../../react/labels.js';
 import type { Trace } from '../../trace/trace.js';
 import { terminalApprover } from '../approve.js';
@@ -119,23 +119,9 @@ export function compareSteps(recorded: readonly Step[], replayed: readonly Step[
     const was = before.observation?.text ?? null;
     const now = after ? (after.observation?.text ?? null) : null;
     if (after && was === now) continue;
-    differences.push({ step: before.index, action: describeTurn(before), recorded: was, now });
+    differences.push({ step: before.index, action: describeStep(before), recorded: was, now });
   }
   return differences;
-}
-
-function describeTurn(step: Step): string {
-  const { turn } = step;
-  switch (turn.type) {
-    case 'action':
-      return `${turn.tool}[${turn.input}]`;
-    case 'answer':
-      return `answer: ${turn.text}`;
-    case 'none':
-      return '(unusable turn)';
-    default:
-      return turn satisfies never;
-  }
 }
 
 function printReport(file: string, trace: Trace, result: RunResult, differences: ObservationDifference[]) {
@@ -144,7 +130,7 @@ function printReport(file: string, trace: Trace, result: RunResult, differences:
   const differing = new Map(differences.map((d) => [d.step, d]));
   for (const step of trace.steps) {
     const d = differing.get(step.index);
-    const label = `step ${step.index}  ${safeText(describeTurn(step))}`;
+    const label = `step ${step.index}  ${safeText(describeStep(step))}`;
     if (!d) {
       out(`${label}  ${pc.green('same')}`);
       continue;

@@ -4,13 +4,12 @@
  * prints without streaming (`turnParts`). It is given what the loop says may be shown of the reply
  * (`model-delta`'s `shown`: nothing after an invented observation, and an unfinished line that may still
  * become a label held back until it is known not to be one), and reads it as the loop reads a turn
- * (`readReply`), only to print it.
+ * (`readPartialTurn`, shared with the UI message stream), only to print it.
  *
  * @module
  */
 import type { LabelSet } from '../react/labels.js';
-import { readReply } from '../react/reply.js';
-import { readThinking } from '../react/think.js';
+import { readPartialTurn } from '../react/partial-turn.js';
 import { type PrintLabels, partialTurnParts, reasoningPart, type TurnPart } from './turn-parts.js';
 
 /** How a streamed turn is read and printed. */
@@ -30,9 +29,6 @@ export interface LiveTurnOptions {
   native?: boolean;
   write: (text: string) => void;
 }
-
-/** An input that starts with a quote or backtick (see `LiveTurn.#inputSettled`). */
-const QUOTED = /^["'`]/;
 
 /** What is printed of one streamed turn, and what may be printed now. */
 export class LiveTurn {
@@ -87,31 +83,19 @@ export class LiveTurn {
   /** The parts known from what has arrived. */
   #partialParts(): TurnPart[] {
     const { labels, printLabels, tools, showReasoning, native } = this.#options;
-    const provider = this.#providerReasoning.trim();
     if (native) {
+      const provider = this.#providerReasoning.trim();
       return showReasoning && provider ? [reasoningPart(provider)] : [];
     }
-    const settled = this.#text;
-    const read = readReply(settled, { labels, tools });
-    const reasoning = [provider, read.reasoning ?? ''].filter(Boolean).join('\n\n');
-    // Nothing outside `<think>` blocks yet: a step read from inside a block may still be followed by the
-    // real one, so only the reasoning is known.
-    if (readThinking(settled).outside.trim() === '')
-      return showReasoning && reasoning ? [reasoningPart(reasoning)] : [];
-    const inputSettled = read.turn.type !== 'action' || this.#inputSettled(settled, read.turn.input);
-    return partialTurnParts(read.turn, showReasoning ? reasoning : undefined, printLabels, inputSettled);
-  }
-
-  /**
-   * True when the action input read so far can only grow: it does not start with a quote or backtick, and
-   * more text does not change it (`["a"` reads `a` with its quotes stripped, `["a"x` reads `"a"x`). The
-   * parser strips one pair around the whole input, which only the input's end tells.
-   */
-  #inputSettled(settled: string, input: string): boolean {
-    if (QUOTED.test(input)) return false;
-    const { labels, tools } = this.#options;
-    const more = readReply(`${settled}x`, { labels, tools }).turn;
-    return more.type === 'action' && more.input.startsWith(input);
+    const read = readPartialTurn(this.#text, this.#providerReasoning, { labels, tools });
+    if (read.turn === undefined)
+      return showReasoning && read.reasoning ? [reasoningPart(read.reasoning)] : [];
+    return partialTurnParts(
+      read.turn,
+      showReasoning ? read.reasoning : undefined,
+      printLabels,
+      read.inputSettled,
+    );
   }
 
   /**

@@ -15,9 +15,10 @@ import { streamResumedAgent } from '../agent/resume.js';
 import type { AgentEvent, ApprovalDecision, RunResult, RunState } from '../agent/types.js';
 import { errorMessage, ownField } from '../util/own.js';
 import { abortAny } from '../util/signal.js';
+import { ChatStream, chatIdInResumeUrl } from './chat-stream.js';
 import { ownData } from './own-data.js';
 import { pausedRunIn } from './ui-resume.js';
-import { toUIMessageStream } from './ui-stream.js';
+import { type DISCARDED, type ToUIMessageStreamOptions, toUIMessageStream } from './ui-stream.js';
 
 /** Thrown by {@link uiMessagesToAgentMessages} for UI messages that cannot become a conversation. */
 export class UIMessagesError extends Error {
@@ -27,7 +28,8 @@ export class UIMessagesError extends Error {
 /**
  * The UI messages `useChat` keeps (`{ id, role, parts }`) as a taoloop conversation: each user message's
  * text parts, and each assistant message's text parts (its answer; its reasoning, tool and data parts are
- * that turn's trajectory, which is not sent again).
+ * that turn's trajectory, which is not sent again), but for text the stream ended as discarded
+ * ({@link DISCARDED}: an answer that streamed and was then refused).
  *
  * @throws {UIMessagesError} for a value that is not an array of UI messages, a system message (a client
  * does not get to set the agent's instructions), or a user message with a part that is not text (a file).
@@ -47,6 +49,7 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
     }
     const texts: string[] = [];
     for (const part of parts) {
+      if (part?.type === 'text' && isDiscarded(part)) continue;
       if (part?.type === 'text' && typeof part.text === 'string') texts.push(part.text);
       else if (part?.type === 'text')
         throw new UIMessagesError(`messages[${i}] has a text part without a \`text\` string.`);
@@ -63,6 +66,12 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
   return out;
 }
 
+/** A part the stream ended as discarded ({@link DISCARDED}): streamed text its turn did not keep. */
+function isDiscarded(part: { providerMetadata?: unknown }): boolean {
+  const metadata = part.providerMetadata as { taoloop?: { discarded?: unknown } } | undefined;
+  return metadata?.taoloop?.discarded === true;
+}
+
 /** {@link ownData} of `messages`, a request that is nested too deeply being a {@link UIMessagesError}. */
 function ownMessages(messages: unknown): unknown {
   try {
@@ -74,18 +83,33 @@ function ownMessages(messages: unknown): unknown {
 
 /** Options for {@link createAgentUIStreamResponse}: the run's options, without the conversation. */
 export type AgentUIStreamResponseOptions = AgentConfig & {
-  /** The request `useChat` sent (POST, JSON body `{ messages: UIMessage[] }`). Its signal aborts the run. */
+  /**
+   * The request `useChat` sent (POST, JSON body `{ id, messages: UIMessage[] }`). Its signal aborts the run
+   * (not with `streams`).
+   */
   request: Request;
   /** Extra response headers. */
   headers?: ResponseInit['headers'];
   /** Called with the run's result when it ends (to store the conversation, log usage, ...). */
   onResult?: (result: RunResult) => void | Promise<void>;
+  /**
+   * Resumable streams (`useChat({ resume: true })`), in this server process: a map the route keeps
+   * across requests (`new Map()`). A POST's run is kept in it by chat id (the body's `id`) while it runs,
+   * its events recorded; the client going away (a reload) no longer aborts the run. A GET (the AI SDK's
+   * resume request, `<api>/<chat id>/stream`) answers the chat's run in flight, replayed from its start
+   * and followed to its end, or `204` when there is none. `streams.get(chatId)?.stop()` stops a run (a
+   * stop button's route). Check that the person may read the chat before answering a GET.
+   */
+  streams?: Map<string, ChatStream>;
 };
 
 /**
  * Answers a `useChat` request: reads `{ messages }` (UI messages), runs {@link streamAgent} on them as a
  * conversation, and returns the run as a UI message stream response (server-sent events, the AI SDK's
- * `createUIMessageStreamResponse`). Closing the request (the user left) aborts the run.
+ * `createUIMessageStreamResponse`). A streamed model's parts grow as they arrive (see `toUIMessageStream`);
+ * a run with `output` or `hooks.checkAnswer` sends its answer whole once accepted. Closing the request (the
+ * user left) aborts the run, unless `streams` keeps it for the chat (resumable streams: a GET request is
+ * then the AI SDK's resume request).
  *
  * With `durable.pauseForApproval` (and a `durable.secret`, required then), a tool call that needs approval
  * ends the response with the AI SDK's tool approval request (the tool part's state is `approval-requested`)
@@ -122,7 +146,8 @@ export type AgentUIStreamResponseOptions = AgentConfig & {
  * ```
  */
 export async function createAgentUIStreamResponse(options: AgentUIStreamResponseOptions): Promise<Response> {
-  const { request, headers, onResult, ...agentOptions } = options;
+  const { request, headers, onResult, streams, ...agentOptions } = options;
+  if (streams && request.method === 'GET') return resumeResponse(streams, request, headers);
   // Read as own properties, as the run reads them: an inherited `secret` is no secret.
   const settings = runSettings(agentOptions);
   if (ownField(settings, 'pauseForApproval') === true && ownField(settings, 'secret') === undefined) {
@@ -131,21 +156,28 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
     );
   }
   let run: { messages: AgentMessage[] } | { resume: ResumeInput; messages: AgentMessage[] };
+  let chatId: unknown;
   try {
     // Every field of the body is read as the client's own data (`own-data.ts`).
     const body = ownMessages(await request.json());
-    const messages =
+    const fields =
       typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? (body as { messages?: unknown }).messages
-        : undefined;
-    run = await readChatRequest(messages, settings);
+        ? (body as { messages?: unknown; id?: unknown })
+        : {};
+    run = await readChatRequest(fields.messages, settings);
+    chatId = fields.id;
+    if (streams && (typeof chatId !== 'string' || chatId === ''))
+      throw new UIMessagesError('a resumable chat route needs the chat `id` that `useChat` sends.');
   } catch (error) {
     const known =
       error instanceof UIMessagesError || error instanceof AgentConfigError || error instanceof RunStateError;
     const detail = known ? error.message : `the body is not JSON (${errorMessage(error)})`;
     return Response.json({ error: `Bad chat request: ${detail}` }, { status: 400 });
   }
-  const signal = agentOptions.signal ? abortAny([agentOptions.signal, request.signal]) : request.signal;
+  // With resumable streams the run belongs to the chat, not to the request: a reload does not stop it.
+  const chat = streams ? openChatStream(streams, chatId as string) : undefined;
+  const stop = chat?.signal ?? request.signal;
+  const signal = agentOptions.signal ? abortAny([agentOptions.signal, stop]) : stop;
   const events: AsyncIterable<AgentEvent> =
     'resume' in run
       ? streamResumedAgent({
@@ -156,9 +188,72 @@ export async function createAgentUIStreamResponse(options: AgentUIStreamResponse
           signal,
         })
       : streamAgent({ ...agentOptions, messages: run.messages, signal });
-  const stream = toUIMessageStream(events, { tools: agentOptions.tools, ...(onResult && { onResult }) });
+  const stream = toUIMessageStream(events, {
+    tools: agentOptions.tools,
+    ...(onResult && { onResult }),
+    ...streamSettings(settings),
+  });
   const { createUIMessageStreamResponse } = await import('ai');
-  return createUIMessageStreamResponse({ stream, ...(headers && { headers }) });
+  return createUIMessageStreamResponse({
+    stream,
+    ...(headers && { headers }),
+    ...(chat && streams && { consumeSseStream: recordIn(streams, chatId as string, chat) }),
+  });
+}
+
+/** A new run's entry for `chatId`; a run still going for the chat is stopped (a chat runs one at a time). */
+function openChatStream(streams: Map<string, ChatStream>, chatId: string): ChatStream {
+  streams.get(chatId)?.stop();
+  const chat = new ChatStream();
+  streams.set(chatId, chat);
+  return chat;
+}
+
+/** Records the response's events in `chat`, which leaves `streams` when the run's stream ends. */
+function recordIn(
+  streams: Map<string, ChatStream>,
+  chatId: string,
+  chat: ChatStream,
+): (options: { stream: ReadableStream<string> }) => void {
+  const ended = () => {
+    if (streams.get(chatId) === chat) streams.delete(chatId);
+  };
+  // A copy that fails to read (the run's stream broke) ends the entry all the same.
+  return ({ stream }) => void chat.record(stream, ended).catch(() => {});
+}
+
+/**
+ * The resume request of `useChat({ resume: true })` (a GET of `<api>/<chat id>/stream`): the chat's run in
+ * flight, its events from the start, or `204` when the chat has none.
+ */
+async function resumeResponse(
+  streams: Map<string, ChatStream>,
+  request: Request,
+  headers: ResponseInit['headers'] | undefined,
+): Promise<Response> {
+  const chatId = chatIdInResumeUrl(request.url);
+  const chat = chatId === undefined ? undefined : streams.get(chatId);
+  if (chat === undefined || chat.done)
+    return new Response(null, { status: 204, ...(headers && { headers }) });
+  const { UI_MESSAGE_STREAM_HEADERS } = await import('ai');
+  const responseHeaders = new Headers(UI_MESSAGE_STREAM_HEADERS);
+  for (const [name, value] of new Headers(headers)) responseHeaders.set(name, value);
+  return new Response(chat.replay().pipeThrough(new TextEncoderStream()), { headers: responseHeaders });
+}
+
+/**
+ * How the run's turns are read as they stream: its labels, its mode (`auto` is native for a model that
+ * calls tools, as the run decides), and whether its answer may stream (not when it may be refused).
+ */
+function streamSettings(
+  settings: RunSettings,
+): Pick<ToUIMessageStreamOptions, 'labels' | 'native' | 'streamAnswer'> {
+  const mode = settings.mode ?? 'text';
+  return {
+    ...(settings.labels && { labels: settings.labels }),
+    native: mode === 'native' || (mode === 'auto' && settings.model.supportsToolCalls === true),
+    streamAnswer: settings.output === undefined && settings.checkAnswer === undefined,
+  };
 }
 
 /**

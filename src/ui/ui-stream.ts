@@ -21,9 +21,13 @@ import type {
   StopReason,
 } from '../agent/types.js';
 import type { ModelRetry } from '../models/types.js';
+import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';
 import type { FormatProblemKind } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
+import { type DISCARDED, StreamedTurn, type StreamedTurnOptions } from './ui-turn.js';
+
+export { DISCARDED } from './ui-turn.js';
 
 /**
  * The `data-` parts a taoloop run adds to the assistant message, by name (the chunk type is
@@ -96,6 +100,24 @@ export interface ToUIMessageStreamOptions {
   tools?: readonly Tool[];
   /** Called with the run's result when it ends, before the stream closes. */
   onResult?: (result: RunResult) => void | Promise<void>;
+  /**
+   * The run's labels (`prompt.labels`), to read its turns as they stream. `createAgentUIStreamResponse`
+   * passes the run's. @default ENGLISH_LABELS
+   */
+  labels?: LabelSet;
+  /**
+   * The run uses native tool calling: only the model's reasoning streams; the thought and the answer come
+   * whole with the turn (its text is a thought or the answer, which only the complete turn tells).
+   * `createAgentUIStreamResponse` passes the run's mode. @default false
+   */
+  native?: boolean;
+  /**
+   * Stream the answer's text as it arrives. Turn it off for a run whose answers may be refused (`output`,
+   * `hooks.checkAnswer`): a refused answer's streamed text cannot be taken back from the client (it is
+   * marked discarded, see {@link DISCARDED}); off, the answer comes whole once accepted.
+   * `createAgentUIStreamResponse` turns it off for such runs. @default true
+   */
+  streamAnswer?: boolean;
 }
 
 /**
@@ -115,10 +137,16 @@ export interface ToUIMessageStreamOptions {
  * - `finish` (or `error` chunk first when the run failed, `abort` when it was aborted).
  *
  * Tool parts are static (`tool-<name>`), with call ids `step-<n>` (`step-<n>-call-<k>` for the `k`-th of a
- * native step's several calls; a nested approval's part: the request id). Text arrives whole per model turn,
- * not token by token. Cancelling the stream (the browser went away) closes the run, which cancels the model
- * call in flight. A run that throws (a caller mistake such as an invalid tool list) ends the stream with
- * an `error` chunk carrying the message.
+ * native step's several calls; a nested approval's part: the request id). A streamed model call
+ * (`model-delta` events) streams its parts as they arrive (see `ui-turn.ts`): the model's reasoning (a
+ * reasoning part of its own, `reasoning-<n>-model`, which only a streamed call shows), the thought
+ * (`reasoning-<n>`), the answer (`text-<n>`, unless `streamAnswer` is off) and the action's tool part
+ * (`tool-input-start`, its input as `tool-input-delta`s, then `tool-input-available` when the call starts),
+ * never the start of an observation the model writes itself; the parts a client ends with are those of a
+ * call that did not stream. A part the complete turn does not keep (a failed model's text, an answer that
+ * was refused or unusable) is ended with `providerMetadata` {@link DISCARDED}. Cancelling the stream (the
+ * browser went away) closes the run, which cancels the model call in flight. A run that throws (a caller
+ * mistake such as an invalid tool list) ends the stream with an `error` chunk carrying the message.
  *
  * @example
  * ```ts
@@ -131,10 +159,18 @@ export function toUIMessageStream(
   options: ToUIMessageStreamOptions = {},
 ): ReadableStream<TaoloopUIMessageChunk> {
   const iterator = events[Symbol.asyncIterator]();
+  const schemaTools = schemaToolNames(options.tools);
   const state: MapState = {
     open: new Set(),
-    schemaTools: schemaToolNames(options.tools),
+    schemaTools,
     nestedCalls: new Map(),
+    turnOptions: {
+      labels: options.labels ?? ENGLISH_LABELS,
+      tools: (options.tools ?? []).map((t) => t.name),
+      native: options.native === true,
+      streamAnswer: options.streamAnswer !== false,
+      schemaTools,
+    },
   };
   let started = false;
   return new ReadableStream<TaoloopUIMessageChunk>({
@@ -180,6 +216,10 @@ interface MapState {
   nestedCalls: Map<string, string>;
   /** The nested agent's step whose approvals the message's last step shows (see {@link nestedChunks}). */
   nestedStep?: string;
+  /** How streamed turns are read; the tool names are the run's (`run-start`). */
+  turnOptions: StreamedTurnOptions;
+  /** The model turn streaming now, from its first delta to its step's end. */
+  turn?: StreamedTurn | undefined;
 }
 
 function schemaToolNames(tools: readonly Tool[] | undefined): Set<string> {
@@ -190,16 +230,29 @@ function schemaToolNames(tools: readonly Tool[] | undefined): Set<string> {
 function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[] {
   switch (event.type) {
     case 'run-start':
-    case 'model-delta':
-    case 'reasoning-delta':
+      state.turnOptions.tools = event.tools;
       return [];
-    case 'step-end':
-      return answerChunks(event.step);
+    case 'model-delta':
+    case 'reasoning-delta': {
+      if (state.turn?.step !== event.step) state.turn = new StreamedTurn(event.step, state.turnOptions);
+      return state.turn.delta(event);
+    }
+    case 'step-end': {
+      const turn = state.turn?.step === event.step.index ? state.turn : undefined;
+      state.turn = undefined;
+      const streamed = turn?.stepEnd(event.step);
+      return [...(streamed?.chunks ?? []), ...answerChunks(event.step, streamed?.answered === true)];
+    }
     case 'model-start':
-      return [{ type: 'start-step' }];
+      return [...abandonTurn(state, 'The model call did not complete.'), { type: 'start-step' }];
     case 'model-end': {
       const { turn, step } = event;
-      const chunks = turn.thought ? textChunks('reasoning', uiPartId('reasoning', step), turn.thought) : [];
+      const streamed = state.turn?.step === step ? state.turn : undefined;
+      const chunks: TaoloopUIMessageChunk[] = streamed
+        ? streamed.end(event)
+        : turn.thought
+          ? textChunks('reasoning', uiPartId('reasoning', step), turn.thought)
+          : [];
       if (turn.type === 'none') {
         chunks.push({ type: 'data-format-error', data: { step, kind: turn.kind, problem: turn.problem } });
         chunks.push({ type: 'finish-step' });
@@ -211,8 +264,9 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
         { type: 'data-invented-observation', data: { step: event.step, droppedText: event.droppedText } },
       ];
     case 'model-fallback': {
+      // What streamed of the failed call stays, ended as discarded; the next model's turn streams anew.
       const { type: _type, ...data } = event;
-      return [{ type: 'data-model-fallback', data }];
+      return [...abandonTurn(state, event.error), { type: 'data-model-fallback', data }];
     }
     case 'model-retry': {
       const { type: _type, ...data } = event;
@@ -228,6 +282,7 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       return nestedChunks(event, state);
     case 'approval-start': {
       const id = stepCallId(event.step, event.call);
+      state.turn?.takeCall(id);
       return [
         ...openCall(state, id, event.request.tool, event.request.input),
         { type: 'tool-approval-request', approvalId: event.request.id, toolCallId: id },
@@ -243,8 +298,11 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
       state.open.delete(id);
       return [{ type: 'tool-output-denied', toolCallId: id }, { type: 'finish-step' }];
     }
-    case 'tool-start':
-      return openCall(state, stepCallId(event.step, event.call), event.tool, event.input);
+    case 'tool-start': {
+      const id = stepCallId(event.step, event.call);
+      state.turn?.takeCall(id);
+      return openCall(state, id, event.tool, event.input);
+    }
     case 'tool-end': {
       const id = stepCallId(event.step, event.call);
       state.open.delete(id);
@@ -259,14 +317,27 @@ function eventChunks(event: AgentEvent, state: MapState): TaoloopUIMessageChunk[
         { type: 'data-run-pause', id: 'run-pause', data: { pending: event.pending, state: event.state } },
       ];
     case 'run-end':
-      return endChunks(event.result);
+      return [
+        ...abandonTurn(state, event.result.error ?? 'The run ended before the action ran.'),
+        ...endChunks(event.result),
+      ];
     default:
       return event satisfies never;
   }
 }
 
-/** An answer step's text once accepted (at `step-end`), or why it was refused. */
-function answerChunks(step: Step): TaoloopUIMessageChunk[] {
+/** Ends what streamed of a turn that will not complete (`why`: for its tool part, if any). */
+function abandonTurn(state: MapState, why: string): TaoloopUIMessageChunk[] {
+  const chunks = state.turn?.abandon(why) ?? [];
+  state.turn = undefined;
+  return chunks;
+}
+
+/**
+ * An answer step's text once accepted (at `step-end`; none when `streamed`, its streamed part being
+ * complete), or why it was refused.
+ */
+function answerChunks(step: Step, streamed: boolean): TaoloopUIMessageChunk[] {
   const { turn, observation } = step;
   if (turn.type !== 'answer') return [];
   const chunks: TaoloopUIMessageChunk[] = observation
@@ -276,7 +347,9 @@ function answerChunks(step: Step): TaoloopUIMessageChunk[] {
           data: { step: step.index, answer: turn.text, problem: observation.text },
         },
       ]
-    : textChunks('text', uiPartId('text', step.index), turn.text);
+    : streamed
+      ? []
+      : textChunks('text', uiPartId('text', step.index), turn.text);
   chunks.push({ type: 'finish-step' });
   return chunks;
 }

@@ -1,9 +1,11 @@
 /**
  * Set-up shared by the chat route's tests (test/ui/): the request `useChat` sends, the assistant message its
- * client side holds after reading a response, and a tool that needs approval.
+ * client side holds after reading a response, a tool that needs approval, and a model whose turns end
+ * when the test says.
  */
 import assert from 'node:assert/strict';
 import { readUIMessageStream } from 'ai';
+import type { Model, ModelRequest } from '../../src/models/types.js';
 import { defineTool } from '../../src/tools/define.js';
 import type { TaoloopUIMessage, TaoloopUIMessageChunk } from '../../src/ui/ui-stream.js';
 
@@ -57,4 +59,65 @@ export function sendEmailTool() {
     },
   });
   return { tool, sent };
+}
+
+/** A promise and its resolve function. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** Waits for `opened`, or throws when the request is aborted (the page went away). */
+async function waitFor(opened: Promise<void>, request: ModelRequest): Promise<void> {
+  const signal = request.signal;
+  if (!signal) return opened;
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([opened, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * A model that streams each call's `before` text, waits for the call's gate, then streams `after`: the test
+ * decides when each turn ends, so what the page shows mid-turn is checked without any timing.
+ */
+export function gatedModel(calls: { before: string; after: string }[]) {
+  const gates = calls.map(() => gate());
+  const requests: ModelRequest[] = [];
+  let call = 0;
+  const model: Model = {
+    id: 'gated',
+    async generate() {
+      throw new Error('this model only streams');
+    },
+    async *stream(request) {
+      const index = call++;
+      requests.push(request);
+      const script = calls[index];
+      assert.ok(script, `model called ${index + 1} times, ${calls.length} scripted`);
+      yield { type: 'text-delta', text: script.before };
+      await waitFor(gates[index]!.opened, request);
+      yield { type: 'text-delta', text: script.after };
+      yield { type: 'finish', usage: {}, finishReason: 'stop' };
+    },
+  };
+  return {
+    model,
+    /** The request of each call so far (its `signal` tells whether the run was aborted). */
+    requests,
+    open: (index: number) => gates[index]!.open(),
+    openAll: () => {
+      for (const g of gates) g.open();
+    },
+  };
 }

@@ -13,7 +13,7 @@ import { resolveModelSpec } from '../../src/models/spec.js';
 import { calculator } from '../../src/tools/calculator.js';
 import { type AgentUIStreamResponseOptions, createAgentUIStreamResponse } from '../../src/ui/ui-response.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../helpers/fake-openai-server.js';
-import { sendEmailTool } from '../helpers/ui-chat.js';
+import { gatedModel, sendEmailTool } from '../helpers/ui-chat.js';
 import { browserProblem, launchChromium } from '../web/helpers.js';
 
 const skip = await browserProblem();
@@ -41,10 +41,11 @@ async function toRequest(req: IncomingMessage, res: ServerResponse, origin: stri
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
+  const method = req.method ?? 'GET';
   return new Request(new URL(req.url ?? '/', origin), {
-    method: req.method ?? 'GET',
+    method,
     headers: req.headers as Record<string, string>,
-    body,
+    ...(method !== 'GET' && method !== 'HEAD' && { body }),
     signal: controller.signal,
   });
 }
@@ -57,7 +58,8 @@ async function sendResponse(response: Response, res: ServerResponse): Promise<vo
 }
 
 /**
- * The app: `/` is the page, `/api/chat` the route handler (the calculator, and `extra` options). `close`
+ * The app: `/` is the page, `/api/chat` the route handler (the calculator, and `extra` options), also for
+ * `useChat`'s resume requests (`/api/chat/<id>/stream`). `close`
  * also drops open connections: Chromium opens a spare (preconnect) socket that never carries a request,
  * and `server.close()` alone waits for it until the server's headers timeout ends it (60 s, checked every
  * 30 s), which made each test here take over a minute.
@@ -70,7 +72,8 @@ async function startApp(
   const model = await resolveModelSpec(`openai-compatible:${fake.baseURL}#fake`, {});
   const server = createServer((req, res) => {
     void (async () => {
-      if (req.method === 'POST' && req.url === '/api/chat') {
+      // The chat route; a GET of `/api/chat/<id>/stream` is `useChat`'s resume request (`streams`).
+      if ((req.method === 'POST' && req.url === '/api/chat') || req.url?.startsWith('/api/chat/')) {
         const request = await toRequest(req, res, 'http://127.0.0.1');
         await sendResponse(
           await createAgentUIStreamResponse({ model, tools: [calculator], ...extra, request }),
@@ -199,6 +202,72 @@ describe('useChat in headless Chromium against createAgentUIStreamResponse', { s
     assert.equal(await page.locator('li.message.assistant').count(), 1, 'the answer joined the same message');
     assert.deepEqual(sent, ['ann@example.com'], 'the tool ran once, after the approval');
     assert.equal(fake.requests.length, 2, 'the resume made one new model call, none again');
+    assert.deepEqual(problems, []);
+  });
+
+  test('a streamed turn shows as it arrives: the thought before the turn ends, then the answer', async (t) => {
+    const { model, open, openAll } = gatedModel([
+      { before: 'Thought: I need 20 times 12.\n', after: 'Action: calculator[20 * 12]' },
+      { before: 'Thought: That is the yearly price.\nAnswer: 240 USD', after: '' },
+    ]);
+    t.after(openAll);
+    const { page, problems } = await openApp(t, [], { model });
+
+    await page.getByLabel('Message').fill('Price of Pro per seat per year at 20 USD a month?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const message = page.locator('li.message.assistant').nth(0);
+    // The first model call is still open (its gate is closed): the thought is on screen already.
+    await message.locator('p.reasoning', { hasText: 'I need 20 times 12.' }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('#status').textContent(), 'streaming');
+    assert.equal(await message.locator('.tool').count(), 0, 'no action yet: the model has not written it');
+
+    open(0);
+    // The second call's answer shows before its turn ends too.
+    await message.locator('p.text', { hasText: '240 USD' }).waitFor({ timeout: 60_000 });
+    assert.equal(await page.locator('#status').textContent(), 'streaming');
+    assert.equal(await message.locator('.tool output').textContent(), '240');
+    assert.equal(await message.locator('pre.data-stop').count(), 0, 'the run has not ended');
+
+    open(1);
+    await page.locator('#status', { hasText: 'ready' }).waitFor({ timeout: 60_000 });
+    // Once complete, the message is what a model that does not stream gives.
+    assert.deepEqual(await message.locator('p.reasoning').allTextContents(), [
+      'I need 20 times 12.',
+      'That is the yearly price.',
+    ]);
+    assert.deepEqual(await message.locator('p.text').allTextContents(), ['240 USD']);
+    assert.equal(await message.locator('.tool code').textContent(), 'calculator[20 * 12]');
+    assert.match((await message.locator('pre.data-stop').textContent()) ?? '', /"status":"answered"/);
+    assert.deepEqual(problems, []);
+  });
+
+  test('resumable streams: a reload mid-run gets the run back (useChat resume: true)', async (t) => {
+    const { model, open, openAll, requests } = gatedModel([
+      { before: 'Thought: I need 20 times 12.\n', after: 'Action: calculator[20 * 12]' },
+      { before: 'Thought: That is the yearly price.\nAnswer: 240 USD', after: '' },
+    ]);
+    t.after(openAll);
+    const streams = new Map();
+    const { page, problems } = await openApp(t, [], { model, streams });
+    await page.goto(`${page.url()}?resume=chat-reload`);
+
+    await page.getByLabel('Message').fill('Price of Pro per seat per year at 20 USD a month?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const message = page.locator('li.message.assistant').nth(0);
+    await message.locator('p.reasoning', { hasText: 'I need 20 times 12.' }).waitFor({ timeout: 60_000 });
+
+    // A reload mid-run: the page asks for the chat's stream and shows the run from its start.
+    await page.reload();
+    await message.locator('p.reasoning', { hasText: 'I need 20 times 12.' }).waitFor({ timeout: 60_000 });
+    assert.equal(requests[0]?.signal?.aborted, false, 'the reload did not abort the model call');
+    open(0);
+    open(1);
+    await message.locator('p.text', { hasText: '240 USD' }).waitFor({ timeout: 60_000 });
+    await page.locator('#status', { hasText: 'ready' }).waitFor({ timeout: 60_000 });
+    assert.equal(await message.locator('.tool output').textContent(), '240');
+    assert.match((await message.locator('pre.data-stop').textContent()) ?? '', /"status":"answered"/);
+    assert.equal(requests.length, 2, 'one run: the reload started none');
+    assert.equal(streams.size, 0);
     assert.deepEqual(problems, []);
   });
 });

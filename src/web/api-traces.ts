@@ -12,6 +12,7 @@ import { errorMessage } from '../util/own.js';
 import type { PlaygroundContext } from './context.js';
 import { SECURITY_HEADERS } from './guard.js';
 import { HttpError, openEventStream } from './http.js';
+import { modelLabel } from './model-label.js';
 import { MAX_STEPS_RANGE } from './request-body.js';
 import type { RunMessage, RunOptionsMessage } from './run-session.js';
 import { openRunFile, RunFileRefused, readRunFile } from './runs-store.js';
@@ -73,6 +74,7 @@ function runOptionsOf(header: TraceHeader): RunOptionsMessage | undefined {
     type: 'run-options',
     question: header.question,
     model: meta.model,
+    modelLabel: modelLabel(meta.model),
     tools: Array.isArray(meta.tools) ? meta.tools.map(String) : [],
     maxSteps: typeof meta.maxSteps === 'number' ? meta.maxSteps : MAX_STEPS_RANGE.default,
     ...(typeof meta.continueFrom === 'string' && { continueFrom: meta.continueFrom }),

@@ -8,7 +8,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentMessage } from '../agent/conversation.js';
 import type { RunResult } from '../agent/types.js';
 import type { PriceTable } from '../models/pricing.js';
-import { parseModelSpec } from '../models/spec.js';
 import type { Model } from '../models/types.js';
 import { toolNeedsApproval } from '../tools/router.js';
 import type { Tool } from '../tools/types.js';
@@ -18,43 +17,20 @@ import { traceText } from './api-traces.js';
 import type { BrowserModelSource } from './browser-assets.js';
 import type { PlaygroundContext } from './context.js';
 import { HttpError, sendJson } from './http.js';
+import { modelLabel } from './model-label.js';
 import { MAX_STEPS_RANGE, readDecision, readRunBody } from './request-body.js';
 import { RunSession } from './run-session.js';
 import { listRuns, newRunFileId, runFile } from './runs-store.js';
 
 export { getEvents, getTraceFile } from './api-traces.js';
 export type { PlaygroundContext } from './context.js';
+export { modelLabel } from './model-label.js';
 export { MAX_STEPS_RANGE } from './request-body.js';
 
 /** Finished runs kept in memory for viewers; older ones are read back from their trace files. */
 const KEEP_FINISHED = 50;
 /** Runs in progress at once unless the playground is told otherwise (`PlaygroundOptions.maxRuns`). */
 export const DEFAULT_MAX_RUNS = 4;
-
-/**
- * How the model picker names a spec: the model's name first, then where it runs, so that two models on
- * one server, or one model on two servers, read apart (`qwen2.5-7b · 127.0.0.1:8080`,
- * `gpt-4o-mini · OpenAI`). A spec that does not parse is shown as it is.
- */
-export function modelLabel(spec: string): string {
-  let parsed: ReturnType<typeof parseModelSpec>;
-  try {
-    parsed = parseModelSpec(spec);
-  } catch {
-    return spec;
-  }
-  const PROVIDERS = { openai: 'OpenAI', anthropic: 'Anthropic', google: 'Google', ollama: 'Ollama' };
-  switch (parsed.provider) {
-    case 'openai-compatible':
-      return `${parsed.modelId} · ${new URL(parsed.baseURL).host}`;
-    case 'local':
-      return `${parsed.source.split(/[\\/]/).pop() || parsed.source} · embedded, runs on this machine`;
-    case 'replay':
-      return `${parsed.file.split(/[\\/]/).pop() || parsed.file} · replay of a trace`;
-    default:
-      return `${parsed.modelId} · ${PROVIDERS[parsed.provider]}`;
-  }
-}
 
 /** `GET /api/config`: the models (spec and label), tools and step limits the page offers. */
 export function getConfig(ctx: PlaygroundContext, response: ServerResponse): void {
@@ -91,9 +67,15 @@ export function getBrowserDocuments(ctx: PlaygroundContext, response: ServerResp
   sendJson(response, 200, { documents: ctx.browserDocuments });
 }
 
-/** `GET /api/runs`: past and current runs, newest first. */
+/**
+ * `GET /api/runs`: past and current runs, newest first, each with `modelLabel`, the model as the picker
+ * names it (from the spec the page picked, for a playground run; else from the trace's model id).
+ */
 export function getRuns(ctx: PlaygroundContext, response: ServerResponse): void {
-  const runs = listRuns(ctx.runsDir);
+  const runs = listRuns(ctx.runsDir).map(({ model, ...run }) => ({
+    ...run,
+    modelLabel: modelLabel(model ?? run.modelId),
+  }));
   const live = runs.map((run) => (ctx.sessions.get(run.id)?.active ? { ...run, status: 'running' } : run));
   sendJson(response, 200, { runs: live });
 }

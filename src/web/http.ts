@@ -38,13 +38,20 @@ export function send(
   response.end(body);
 }
 
-/** Sends the file at `file` (a path the server chose, never one from the request) as `contentType`. */
+/**
+ * Sends the file at `file` (a path the server chose, never one from the request) as `contentType`; to a
+ * `HEAD` request, only the headers (its size in `content-length`).
+ */
 export function sendFile(response: ServerResponse, file: string, contentType: string): void {
   response.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': contentType,
     'content-length': statSync(file).size,
   });
+  if (response.req?.method === 'HEAD') {
+    response.end();
+    return;
+  }
   const stream = createReadStream(file);
   // A file that cannot be read after all (removed since) ends this response, not the server.
   stream.on('error', () => response.destroy());

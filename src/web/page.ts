@@ -208,6 +208,8 @@ button#stop, button.reject { background: var(--paper); border-color: var(--error
 [tabindex="-1"]:focus-visible { outline: 3px solid var(--focus); }
 .help, .form-error { white-space: pre-wrap; font-size: 0.85rem; color: var(--muted); overflow-wrap: anywhere; }
 .form-error { color: var(--error); }
+.form-error:not(:empty) { margin: 0.6rem 0 0; padding: 0.4rem 0.6rem; border-left: 4px solid var(--error); background: var(--error-bg); font-weight: 600; }
+#tools input[aria-invalid="true"] + label { color: var(--error); text-decoration: underline wavy; }
 .runs-heading { display: flex; justify-content: space-between; align-items: center; }
 .runs-heading h2 { margin: 0; }
 #runs { list-style: none; padding: 0; margin: 0.5rem 0 0; }
@@ -266,6 +268,9 @@ button#stop, button.reject { background: var(--paper); border-color: var(--error
 .block.approval label { font-size: 0.85rem; }
 .block.approval textarea { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .block.approval .decision { margin: 0.4rem 0 0; font-weight: 600; }
+.block .folded summary { cursor: pointer; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9rem; overflow-wrap: anywhere; }
+.block .folded .length { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--muted); font-size: 0.82rem; }
+.block .folded .text { margin-top: 0.3rem; }
 .block.end { border-color: var(--muted); }
 .block.end.answered { border-color: var(--answer); }
 .inspector { margin-top: 0.4rem; font-size: 0.85rem; min-width: 0; }

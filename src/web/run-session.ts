@@ -13,6 +13,7 @@ import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import { createTraceWriter, type TraceWriter } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
+import { modelLabel } from './model-label.js';
 
 /**
  * What the page receives over server-sent events: the loop's events (without `reasoning-delta`; a
@@ -53,6 +54,8 @@ export interface RunOptionsMessage {
   question: string;
   /** The model spec picked on the page (one of the configured ones). */
   model: string;
+  /** How the page names that model: the model picker's label (`modelLabel`), also in the past runs. */
+  modelLabel: string;
   tools: string[];
   maxSteps: number;
   /** The run whose conversation this one continues. */
@@ -181,7 +184,8 @@ export class RunSession {
    * `trace-error` message and the run goes on without it (a full disk ends no run, and no other run).
    */
   #openTrace(file: string, runOptions: RunOptionsMessage, modelId: string): TraceWriter | undefined {
-    const { type: _, ...meta } = runOptions;
+    // The label is derived from the spec: the header keeps only what the page picked.
+    const { type: _, modelLabel: __, ...meta } = runOptions;
     const onError = (error: Error) => this.#emit({ type: 'trace-error', error: error.message });
     try {
       return createTraceWriter(
@@ -207,6 +211,7 @@ export class RunSession {
       type: 'run-options',
       question,
       model: options.spec,
+      modelLabel: modelLabel(options.spec),
       tools: tools.map((t) => t.name),
       maxSteps,
       ...(earlier && { continueFrom: earlier.continueFrom }),

@@ -6,12 +6,36 @@
  *
  * @module
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  unlinkSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { newRunFile, runFiles, summarizeRun, type RunSummary as TraceRunSummary } from '../trace/runs.js';
 
 /** One past run, as listed on the page (no file paths). */
-export type RunSummary = Omit<TraceRunSummary, 'file'>;
+export type RunSummary = Omit<TraceRunSummary, 'file'> & {
+  /** The model spec picked on the page, for a run the playground started (from its trace's header). */
+  model?: string;
+  /** The answer, for a run that answered (what the page's search looks in, with the question). */
+  answer?: string;
+};
+
+/** What {@link listRuns} keeps: a run passes when it matches every filter given. */
+export interface RunFilter {
+  /** Words that must each be in the question or the answer (case-insensitive). */
+  text?: string;
+  /** The run's status (`answered`, `max_steps`, `crashed`, ...). */
+  status?: string;
+  /** Keeps a run when this says yes (e.g. its model, as the page names it). */
+  keep?: (run: RunSummary) => boolean;
+}
 
 /** Run ids are file names without `.jsonl`: no separators, no leading dot, so no way out of the folder. */
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -85,13 +109,44 @@ export function readRunFile(dir: string, id: string): string | undefined {
 }
 
 /**
- * The newest `limit` runs in `dir`, newest first; a missing folder has none. A trace the playground would
- * refuse to read (see {@link openRunFile}) is not listed.
+ * Deletes run `id`'s trace from `dir`: only a regular file in the folder itself, checked as
+ * {@link openRunFile} checks it (a symbolic link is refused, never followed nor removed).
+ *
+ * @returns false when there is no such run.
+ * @throws {RunFileRefused} as {@link openRunFile}.
  */
-export function listRuns(dir: string, limit = 50): RunSummary[] {
+export function deleteRunFile(dir: string, id: string): boolean {
+  const opened = openRunFile(dir, id);
+  if (!opened) return false;
+  closeSync(opened.fd);
+  try {
+    unlinkSync(runFile(dir, id) as string);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  return true;
+}
+
+/** The most traces one listing reads (the newest): a search looks no further back. */
+export const MAX_SCANNED_RUNS = 500;
+
+/**
+ * The newest `limit` runs in `dir` that pass `filter`, newest first, among the newest
+ * {@link MAX_SCANNED_RUNS}; a missing folder has none. A trace the playground would refuse to read (see
+ * {@link openRunFile}) is not listed. `onEach` sees every run read, before the filter (the page's filters
+ * offer what there is).
+ */
+export function listRuns(
+  dir: string,
+  limit = 50,
+  filter: RunFilter = {},
+  onEach?: (run: RunSummary) => void,
+): RunSummary[] {
   const runs: RunSummary[] = [];
-  for (const file of runFiles(dir)) {
-    if (runs.length >= limit) break;
+  const words = (filter.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  for (const file of runFiles(dir).slice(0, MAX_SCANNED_RUNS)) {
+    if (runs.length >= limit && !onEach) break;
     const id = basename(file, '.jsonl');
     if (!RUN_ID.test(id)) continue;
     let text: string | undefined;
@@ -107,7 +162,48 @@ export function listRuns(dir: string, limit = 50): RunSummary[] {
       if (text === undefined) throw problem;
       return text;
     });
-    runs.push(run);
+    const model = text === undefined ? undefined : pickedModel(text);
+    const answer = text === undefined ? undefined : answerOf(text);
+    const listed: RunSummary = {
+      ...run,
+      ...(model !== undefined && { model }),
+      ...(answer !== undefined && { answer }),
+    };
+    onEach?.(listed);
+    if (runs.length >= limit) continue;
+    if (filter.status !== undefined && listed.status !== filter.status) continue;
+    if (filter.keep && !filter.keep(listed)) continue;
+    const haystack = `${listed.question}\n${listed.answer ?? ''}`.toLowerCase();
+    if (!words.every((word) => haystack.includes(word))) continue;
+    runs.push(listed);
   }
   return runs;
+}
+
+/** The answer of a trace that ended answered (its `run-end` line, read from the end). */
+function answerOf(text: string): string | undefined {
+  const lines = text.trimEnd().split('\n');
+  for (let i = lines.length - 1; i > 0 && i >= lines.length - 3; i -= 1) {
+    try {
+      const line: unknown = JSON.parse(lines[i] as string);
+      const result = (line as { type?: unknown; result?: { answer?: unknown } } | null)?.result;
+      if ((line as { type?: unknown }).type === 'run-end')
+        return typeof result?.answer === 'string' ? result.answer : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** The model spec a playground run was started with (its header's `meta.model`), if the trace says so. */
+function pickedModel(text: string): string | undefined {
+  const end = text.indexOf('\n');
+  try {
+    const header: unknown = JSON.parse(end === -1 ? text : text.slice(0, end));
+    const meta = (header as { meta?: { source?: unknown; model?: unknown } } | null)?.meta;
+    return meta?.source === 'playground' && typeof meta.model === 'string' ? meta.model : undefined;
+  } catch {
+    return undefined;
+  }
 }

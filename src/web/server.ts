@@ -3,7 +3,8 @@
  *
  * Routes (all behind the Host / Origin checks of `guard.ts`; on a non-loopback host every `/api/` route
  * also needs the access token):
- * - `GET /`, `/app.js`, `/app.css`: the page;
+ * - `GET /`, `/app.js`, `/app.css`: the page (with the in-page model also `/assets/...` and the GGUF at
+ *   `/api/browser-model.gguf`); `HEAD` of each of these answers as `GET` would, without the body;
  * - `GET /api/config`; `GET /api/runs`; `POST /api/runs`;
  * - `GET /api/runs/:id/events` (server-sent events), `GET /api/runs/:id/trace.jsonl`;
  * - `POST /api/runs/:id/approvals/:requestId`, `POST /api/runs/:id/stop`.
@@ -228,13 +229,16 @@ async function handle(
   if (problem) return refuse(request, response, 403, `refused: ${problem}.`);
   const method = request.method ?? 'GET';
   const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
+  // The static routes (the page, its assets, the in-page model's file) answer `HEAD` as they answer `GET`,
+  // without the body (Node's response leaves it out): wllama asks for a cached model's size with `HEAD`.
+  const read = method === 'GET' || method === 'HEAD';
   // The page itself holds no data and no secret: it is served without the token; everything else needs it.
   const missingToken =
-    token === undefined || (method === 'GET' && (PAGE_PATHS.has(path) || isAssetPath(path)))
+    token === undefined || (read && (PAGE_PATHS.has(path) || isAssetPath(path)))
       ? undefined
       : tokenProblem(request, token);
   if (missingToken) return refuse(request, response, 401, `refused: ${missingToken}.`);
-  if (method === 'GET') {
+  if (read) {
     if (path === '/') return sendPage(ctx, response);
     if (ctx.browserModel) {
       const asset = assetFile(path);
@@ -245,6 +249,8 @@ async function handle(
     if (path === '/app.js') return send(response, 200, 'text/javascript; charset=utf-8', PAGE_SCRIPT);
     if (path === '/app.css') return send(response, 200, 'text/css; charset=utf-8', PAGE_CSS);
     if (path === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
+  }
+  if (method === 'GET') {
     if (path === '/api/config') return getConfig(ctx, response);
     if (path === '/api/runs') return getRuns(ctx, response);
     if (path === '/api/browser-documents') return getBrowserDocuments(ctx, response);

@@ -5,8 +5,6 @@
  * is written, a stop keeps it, a reload mid-run re-attaches from the URL, keyboard and focus.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -19,24 +17,10 @@ import {
   startTestPlayground,
   type TestPlayground,
 } from './helpers.js';
+import { checkState as checkPage, focused, openPlayground as openPage } from './page-checks.js';
 
 const skip = await browserProblem();
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/playground');
-/** axe-core's browser script (a devDependency: `npm ci` installs it). */
-function axeScript(): string {
-  try {
-    return createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-  } catch {
-    throw new Error(
-      'axe-core is not installed: run `npm ci` (it is a devDependency) to check accessibility.',
-    );
-  }
-}
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
-const SCHEMES = ['light', 'dark'] as const;
 
 /** The approval scenario: a format error, an invented observation (cut), the write tool, the answer. */
 const TURNS = [
@@ -49,65 +33,10 @@ const QUESTION = 'How much does Brightgrid Pro cost per year for 7 developers?';
 
 /**
  * Checks the page in every size and scheme: no sideways scroll at any size, no serious or critical axe
- * violation, and a screenshot named after the state.
+ * violation, and a screenshot named after the state (see `page-checks.ts`).
  */
-async function checkState(page: Page, state: string): Promise<void> {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  for (const size of SIZES) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    for (const scheme of SCHEMES) {
-      await page.emulateMedia({ colorScheme: scheme });
-      const where = `${state}, ${size.name}, ${scheme}`;
-      // Browser code is passed as text: this project's type check has no DOM types.
-      const { scrollWidth, innerWidth } = (await page.evaluate(
-        '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
-      )) as { scrollWidth: number; innerWidth: number };
-      assert.ok(scrollWidth <= innerWidth, `${where}: scrolls sideways (${scrollWidth} > ${innerWidth})`);
-      // Evaluated, not added as a <script>: the page's Content-Security-Policy forbids inline scripts.
-      if ((await page.evaluate('typeof window.axe')) !== 'object')
-        await page.evaluate(await readFile(axeScript(), 'utf8'));
-      const violations = (await page.evaluate('window.axe.run(document).then((r) => r.violations)')) as {
-        id: string;
-        impact: string;
-        nodes: { target: string[]; failureSummary: string }[];
-      }[];
-      const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(
-        bad.map(
-          (v) =>
-            `${v.id} (${v.impact}): ${v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(' | ')}`,
-        ),
-        [],
-        `${where}: axe-core`,
-      );
-      await page.screenshot({
-        path: path.join(SCREENSHOTS, `${state}-${size.name}-${scheme}.png`),
-        fullPage: true,
-      });
-    }
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
-
-/** A page that records dialogs, script errors and console errors (a CSP violation is one). */
-async function openPage(context: BrowserContext, url: string) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  await page.goto(url);
-  await page.locator('#model option').first().waitFor({ state: 'attached' });
-  return { page, problems };
-}
-
-/** The id of the element that has focus, or its class when it has no id. */
-function focused(page: Page): Promise<string> {
-  return page.evaluate(
-    "document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName || ''",
-  ) as Promise<string>;
+function checkState(page: Page, state: string): Promise<void> {
+  return checkPage(page, state, SCREENSHOTS);
 }
 
 describe('the playground, state by state', { skip }, () => {

@@ -35,12 +35,16 @@ export function createInPageRun({ ui, api, withToken, state, view, display, runs
     }
   }
 
-  /** Whether the run asks for a tool the page cannot run (said on `errorLine`). */
+  /** Whether the run asks for a tool the page cannot run (said on `errorLine`, the boxes marked). */
   function refused(body, errorLine) {
     const { tools } = state.inPage;
     const unsupported = body.tools.filter((name) => !tools.includes(name));
     if (unsupported.length)
-      errorLine.textContent = `The in-page model runs only ${tools.join(' and ') || 'no tool'}: untick ${unsupported.join(', ')}.`;
+      display.refuse(
+        errorLine,
+        `The in-page model runs only ${tools.join(' and ') || 'no tool'}: untick ${unsupported.join(', ')}, then Run again.`,
+        unsupported,
+      );
     return unsupported.length > 0;
   }
 
@@ -49,6 +53,8 @@ export function createInPageRun({ ui, api, withToken, state, view, display, runs
     state.run.source?.close();
     const controller = new AbortController();
     display.begin({ id: '', source: undefined, options: body, live: false, answered: false, controller });
+    // Named as the picker names it; it costs nothing (no price, no cost hint).
+    view.setModel({ name: state.inPage.label, inPage: true });
     if (window.location.hash)
       history.replaceState(null, '', `${window.location.pathname}${window.location.search}`);
     ui.download.hidden = true;

@@ -40,7 +40,7 @@ export function playgroundClient(parts) {
   const runParts = { ui, api, withToken, state, view, display, runs };
   const serverRun = parts.createServerRun({ ...runParts, form });
   const inPageRun = parts.createInPageRun(runParts);
-  parts.createRunActions({ ui, state, form, serverRun, inPageRun }).listen();
+  parts.createRunActions({ ui, state, form, display, serverRun, inPageRun }).listen();
 
   /** Opens the run named by the address, if any (a reload, a shared link, the back button). */
   function openFromAddress() {

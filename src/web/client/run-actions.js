@@ -2,17 +2,16 @@
  * What the user does with runs: Run (on the server, or in the page with the in-page model), Stop, run
  * again, edit and run again, a follow-up question, and the keys for them.
  */
-export function createRunActions({ ui, state, form, serverRun, inPageRun }) {
-  /** Starts a run; `errorLine` is the element whose text shows a refusal. */
+export function createRunActions({ ui, state, form, display, serverRun, inPageRun }) {
+  /** Starts a run; `errorLine` is the element whose text shows a refusal (see `display.refuse`). */
   async function start(body, errorLine = ui.formError) {
-    errorLine.textContent = '';
+    display.clearRefusal(errorLine);
     if (!body.question.trim()) {
-      errorLine.textContent = 'Type a question first.';
+      display.refuse(errorLine, 'Type a question first.');
       return;
     }
     if (!body.tools.length) {
-      errorLine.textContent = 'Tick at least one tool: the agent answers by calling tools.';
-      ui.tools.querySelector('input')?.focus();
+      display.refuse(errorLine, 'Tick at least one tool: the agent answers by calling tools.');
       return;
     }
     if (form.isInPage(body.model)) return inPageRun.start(body, errorLine);

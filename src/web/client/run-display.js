@@ -36,6 +36,32 @@ export function createRunDisplay({ ui, el, state, view }) {
     ui.thread.hidden = thread.length === 0;
   }
 
+  /**
+   * Says why a run did not start, where the user looks: on `errorLine` (an alert beside the Run button),
+   * scrolled into view and focused, so that neither the eye nor a screen reader misses it. The tool boxes
+   * named in `tools` are marked invalid and described by it.
+   */
+  function refuse(errorLine, text, tools = []) {
+    errorLine.textContent = text;
+    errorLine.tabIndex = -1;
+    for (const name of tools) {
+      const box = [...ui.tools.querySelectorAll('input[type="checkbox"]')].find((b) => b.value === name);
+      box?.setAttribute('aria-invalid', 'true');
+      box?.setAttribute('aria-describedby', errorLine.id);
+    }
+    errorLine.scrollIntoView({ block: 'nearest' });
+    errorLine.focus({ preventScroll: true });
+  }
+
+  /** Clears a refusal: its text and the marks on the tool boxes. */
+  function clearRefusal(errorLine) {
+    errorLine.textContent = '';
+    for (const box of ui.tools.querySelectorAll('input[aria-invalid]')) {
+      box.removeAttribute('aria-invalid');
+      box.removeAttribute('aria-describedby');
+    }
+  }
+
   /** The Run button works again once no run starts, unless there is no model to run. */
   function allowStart() {
     ui.start.disabled = ui.model.disabled;
@@ -57,5 +83,5 @@ export function createRunDisplay({ ui, el, state, view }) {
     state.focusOnEnd = false;
   }
 
-  return { setLive, begin, showThread, allowStart, onRunEnd };
+  return { setLive, begin, showThread, refuse, clearRefusal, allowStart, onRunEnd };
 }

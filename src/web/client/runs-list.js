@@ -11,7 +11,10 @@ export function createRunsList({ ui, el, api, state, openRun }) {
     }
   }
 
-  /** One run of the list: its question as a link to its address, then when, model, status and size. */
+  /**
+   * One run of the list: its question as a link to its address, then when, model (named as the picker
+   * names it), status and size.
+   */
   function pastRun(past) {
     const item = el('li');
     item.dataset.id = past.id;
@@ -26,7 +29,10 @@ export function createRunsList({ ui, el, api, state, openRun }) {
     const when = new Date(past.startedAt).toLocaleString('en');
     const tokens = past.tokens === undefined ? '' : ` · ${past.tokens.toLocaleString('en')} tokens`;
     const turns = past.steps === 1 ? '1 turn' : `${past.steps} turns`;
-    item.append(open, el('span', 'meta', `${when} · ${past.modelId} · ${past.status} · ${turns}${tokens}`));
+    item.append(
+      open,
+      el('span', 'meta', `${when} · ${past.modelLabel || past.modelId} · ${past.status} · ${turns}${tokens}`),
+    );
     return item;
   }
 

@@ -14,8 +14,8 @@ export function createServerRun({ ui, api, withToken, state, view, display, form
       // Attention moves to the run: the trace heading, so screen readers and keyboards land there.
       ui.traceHeading.focus();
     } catch (error) {
-      errorLine.textContent = error.message;
       display.allowStart();
+      display.refuse(errorLine, error.message);
     }
   }
 
@@ -69,6 +69,8 @@ export function createServerRun({ ui, api, withToken, state, view, display, form
   /** The run's options (for "run again"), its conversation so far, and the form of a page opened on it. */
   function showOptions(message) {
     state.run.options = message;
+    // One name for the model everywhere: the picker's label (from the server, which made the picker's).
+    view.setModel({ name: message.modelLabel || message.model });
     display.showThread(message.thread ?? []);
     if (state.fillOnLoad && state.configLoaded) form.fill(message);
     state.fillOnLoad = state.fillOnLoad && !state.configLoaded;

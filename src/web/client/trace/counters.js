@@ -14,11 +14,16 @@ export function createCounters({ ui, state, seconds, count }) {
     ui.tokens.textContent = known
       ? `${run.estimated ? 'about ' : ''}${count((run.inputTokens ?? 0) + (run.outputTokens ?? 0))} (${count(run.inputTokens)} in, ${count(run.outputTokens)} out)`
       : 'unknown';
-    ui.cost.textContent = run.costUsd === undefined ? 'unknown' : `$${run.costUsd.toFixed(4)}`;
-    const why = run.costUsd === undefined && known && run.ended;
+    // The in-page model runs on the reader's own machine: it costs nothing, so no price is asked for.
+    ui.cost.textContent = run.inPage
+      ? 'free, runs in this page'
+      : run.costUsd === undefined
+        ? 'unknown'
+        : `$${run.costUsd.toFixed(4)}`;
+    const why = !run.inPage && run.costUsd === undefined && known && run.ended;
     ui.costHelp.hidden = !why;
     if (why)
-      ui.costHelp.textContent = `Cost unknown: taoloop has no price for ${run.modelId || 'this model'}. Start the playground with --price IN/OUT (US dollars per million input and output tokens), e.g. taoloop serve --price 0.15/0.60, to see the cost.`;
+      ui.costHelp.textContent = `Cost unknown: taoloop has no price for ${run.modelName || run.modelId || 'this model'}. Start the playground with --price IN/OUT (US dollars per million input and output tokens), e.g. taoloop serve --price 0.15/0.60, to see the cost.`;
   }
 
   /** The step's figures: model time, tool time, input and output tokens. */

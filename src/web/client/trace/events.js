@@ -33,7 +33,8 @@ export function createTraceEvents({ ui, state, hooks, setStatus, steps, live, tu
     state.run.modelId = message.modelId;
     state.run.systemPrompt = message.systemPrompt ?? '';
     ui.runTitle.textContent = message.question;
-    ui.runMeta.textContent = `Model ${message.modelId} · tools: ${message.tools.join(', ') || 'none'}`;
+    const model = state.run.modelName || message.modelId;
+    ui.runMeta.textContent = `Model ${model} · tools: ${message.tools.join(', ') || 'none'}`;
     hooks.onRunStart?.(message);
   }
 

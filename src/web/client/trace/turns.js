@@ -4,6 +4,11 @@
  * observation the model sees next, with the step's figures, inspector and timeline.
  */
 export function createTurns({ state, el, setStatus, seconds, steps, live, counters, timeline, inspector }) {
+  /** Observations longer than this (in characters) are shown folded: their first line and their length. */
+  const LONG_OBSERVATION = 600;
+  /** How much of the first line a folded observation shows. */
+  const FIRST_LINE = 120;
+
   /** Thought, then Action / Answer / the unusable turn, as the model wrote them. */
   function showTurn(message) {
     const { turn, step } = message;
@@ -23,10 +28,16 @@ export function createTurns({ state, el, setStatus, seconds, steps, live, counte
   /** A retry is reported as it is sent (by the model's own retries), after its wait: said as the CLI says it. */
   function showRetry(message) {
     const of = message.maxRetries ? ` of ${message.maxRetries}` : '';
+    // An error is said once: a retry after the same error says so instead of repeating it.
+    const same = state.run.retryError === message.error;
+    state.run.retryError = message.error;
+    const why = same
+      ? 'The model call failed again, with the same error.'
+      : `The model call failed: ${message.error}.`;
     steps.addBlock(
       'retry',
       `Retry ${message.retry}${of}`,
-      `The model call failed: ${message.error}. Trying again (waited ${seconds(message.delayMs)}).`,
+      `${why} Trying again (waited ${seconds(message.delayMs)}).`,
       message.step,
     );
     setStatus(`Step ${message.step}: retry ${message.retry}${of} after ${message.error}.`);
@@ -65,7 +76,9 @@ export function createTurns({ state, el, setStatus, seconds, steps, live, counte
       const formatError = observation.source === 'format-error';
       const kind = formatError ? 'observation format-hint' : `observation${observation.ok ? '' : ' failed'}`;
       const label = formatError ? 'Observation (format hint sent to the model)' : 'Observation';
-      const item = steps.addBlock(kind, label, observation.text, step.index);
+      const long = observation.text.length > LONG_OBSERVATION;
+      const item = steps.addBlock(kind, label, long ? undefined : observation.text, step.index);
+      if (long) item.append(folded(observation.text));
       if (observation.fullText !== undefined)
         item.append(el('p', 'note', 'Shortened for the model; the full output is in the inspector.'));
     }
@@ -74,6 +87,21 @@ export function createTurns({ state, el, setStatus, seconds, steps, live, counte
     inspector.fill(g, step);
     timeline.show();
     counters.showCounts();
+  }
+
+  /** A long text, folded: a summary with its first line and its length, the whole text when opened. */
+  function folded(text) {
+    const details = el('details', 'folded');
+    // The first line that says something: not the marker the loop wraps multi-line output in.
+    const firstLine = text.split('\n').find((line) => line.trim() && line.trim() !== '[tool output]') ?? '';
+    const start = firstLine.length > FIRST_LINE ? `${firstLine.slice(0, FIRST_LINE)}…` : firstLine;
+    const summary = el('summary');
+    summary.append(
+      el('span', 'first-line', start),
+      el('span', 'length', ` (${text.length.toLocaleString('en')} characters)`),
+    );
+    details.append(summary, el('div', 'text', text));
+    return details;
   }
 
   return { showTurn, showRetry, showFallback, showInvented, showObservation };

@@ -42,7 +42,13 @@ export function createTraceView(ui, hooks, parts) {
       estimated: false,
       costUsd: undefined,
       approval: undefined,
+      /** The error of the last retry of a model call (a retry after the same error says so). */
+      retryError: undefined,
       modelId: '',
+      /** How the page names the model (the picker's label); the model's id when it is not known. */
+      modelName: '',
+      /** Whether the model runs in this page (it costs nothing). */
+      inPage: false,
       systemPrompt: '',
       /** Step number → its group (elements and what is known about it). */
       groups: new Map(),
@@ -61,5 +67,12 @@ export function createTraceView(ui, hooks, parts) {
     counters.showCounts();
   }
 
-  return { el, setStatus, show, reset };
+  /** The run's model: its name as the picker shows it, and whether it runs in this page. */
+  function setModel({ name, inPage = false }) {
+    state.run.modelName = name;
+    state.run.inPage = inPage;
+    counters.showCounts();
+  }
+
+  return { el, setStatus, show, reset, setModel };
 }

@@ -13,7 +13,7 @@
  * const result = await runAgent({ model, question: 'What is 20 * 12 * 7?', tools: [calculator] });
  * ```
  *
- * @module
+ * @module taoloop
  */
 export { type AgentToolOptions, agentTool } from './agent/agent-tool.js';
 export { markerCompaction, type SummaryCompactionOptions, summaryCompaction } from './agent/compaction.js';

@@ -15,6 +15,10 @@ export class AgentConfigError extends Error {
 /** The model called a tool the step does not offer. */
 export class NoSuchToolError extends Error {
   override name = 'NoSuchToolError';
+  /**
+   * Makes the error.
+   * @param toolName the tool the model called.
+   */
   constructor(
     readonly toolName: string,
     /** The tools the step offers. */
@@ -27,6 +31,10 @@ export class NoSuchToolError extends Error {
 /** The model's input to a tool was refused (too long, not JSON, or not valid for the tool's schema). */
 export class InvalidToolInputError extends Error {
   override name = 'InvalidToolInputError';
+  /**
+   * Makes the error.
+   * @param toolName the tool whose input was refused.
+   */
   constructor(
     readonly toolName: string,
     /** The input as the model wrote it. */
@@ -78,6 +86,10 @@ export type RunStateProblem =
  */
 export class RunStateError extends Error {
   override name = 'RunStateError';
+  /**
+   * Makes the error.
+   * @param message what was wrong and what to do.
+   */
   constructor(
     /** What was wrong; see {@link RunStateProblem}. */
     readonly problem: RunStateProblem,

@@ -39,7 +39,7 @@ export interface AgentLimits {
   maxCostUsd?: number;
   /**
    * Prices in USD per million input and output tokens, by model id or prefix, merged over
-   * {@link DEFAULT_PRICES} (yours win). @default {} (only {@link DEFAULT_PRICES})
+   * `DEFAULT_PRICES` (yours win). @default {} (only `DEFAULT_PRICES`)
    */
   prices?: PriceTable;
   /** Wall-clock limit for the whole run in milliseconds; the run stops with `budget`. @default none */
@@ -107,7 +107,7 @@ export interface ModelSettings {
   temperature?: number;
   /**
    * Cap on tokens per model turn, sent to the provider. The loop also cuts a turn on its side at
-   * {@link maxTurnChars}, derived from this, so a server that ignores the cap cannot send an unbounded
+   * `maxTurnChars`, derived from this, so a server that ignores the cap cannot send an unbounded
    * turn. @default undefined (the provider's default)
    */
   maxOutputTokens?: number;
@@ -270,7 +270,7 @@ export interface DurableOptions {
    * Runs each side effect (model call, approval, tool call, read tools included) through a journal, for
    * durable execution: a resumed run gets the recorded results, so it continues from exactly the
    * observations the model saw. What is journaled per call is bounded: the turn (capped at
-   * {@link maxTurnChars}), the observation as the model saw it (never a tool's full output) and the
+   * `maxTurnChars`), the observation as the model saw it (never a tool's full output) and the
    * tool's {@link Tool.snapshot} (restored when a call is replayed). With a journal, model calls are not
    * streamed (a journal records whole results).
    * @default a pass-through that just calls the effect

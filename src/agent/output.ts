@@ -35,7 +35,7 @@ export type AnswerCheck<O = unknown> = (
   answer: AnswerCandidate<O>,
 ) => string | undefined | Promise<string | undefined>;
 
-/** Default for {@link AgentLimits.maxAnswerCorrections} (`limits.maxAnswerCorrections`). */
+/** Default for `AgentLimits.maxAnswerCorrections` (`limits.maxAnswerCorrections`). */
 export const DEFAULT_MAX_ANSWER_CORRECTIONS = 2;
 
 /**

@@ -23,7 +23,7 @@ import { RepeatTracker } from './repeats.js';
 import { planRequests, type RequestPlan } from './request.js';
 import type { AgentEvent, PendingApprovalRequest, RunResult, Step, StopReason } from './types.js';
 
-/** Default for {@link AgentConfig.maxSteps}. */
+/** Default for `AgentConfig.maxSteps`. */
 export const DEFAULT_MAX_STEPS = 8;
 
 /** The settings as the loop reads them: labels and the run's id decided, the signal the run's own. */

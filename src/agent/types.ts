@@ -36,7 +36,7 @@ export type AgentMessage =
 export interface ApprovalRequest {
   /**
    * Names this request: `<run id>/step-<n>/call-<k>` (`k` counts the step's tool calls from 1). A decision
-   * on a paused run ({@link ResumeOptions.decisions}) is keyed by it; it is the approval id of the UI stream.
+   * on a paused run (`ResumeOptions.decisions`) is keyed by it; it is the approval id of the UI stream.
    */
   id: string;
   step: number;
@@ -353,7 +353,7 @@ export type AgentEvent =
    * (HTTP 408, 409, 429, 5xx, a lost connection; reported for providers built from a model spec), a model
    * that retries itself through `ModelRequest.onRetry`, or taoloop's retry without stop
    * sequences after a server rejected them. It comes before any text of the new attempt. Written to the trace and printed by `taoloop trace` as `retry 1 of 2 after HTTP 503
-   * (waited 1.0 s)`; traces written before this event simply have none. Fields: {@link ModelRetry}.
+   * (waited 1.0 s)`; traces written before this event simply have none. Fields: `ModelRetry`.
    */
   | ({ type: 'model-retry'; step: number } & ModelRetry)
   | {

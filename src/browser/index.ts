@@ -16,7 +16,7 @@
  * const result = await runAgent({ model, tools: [calculator], question: 'What is 20 * 12 * 7?' });
  * ```
  *
- * @module
+ * @module taoloop/browser
  */
 export * from '../index.js';
 export {

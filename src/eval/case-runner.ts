@@ -28,6 +28,7 @@ export interface CaseConfig {
 /** Where one try's events go (a trace file, say); `file` is recorded on the try. */
 export interface TrialTrace {
   file: string;
+  /** Records one event of the try's run, in order. */
   write(event: AgentEvent): void;
   /** Called instead of a last event when the run threw. */
   writeError?(message: string): void;

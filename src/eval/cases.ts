@@ -121,6 +121,10 @@ export interface CaseTrial {
 /** A line of a cases file that is not JSON or not a case. The message names `source:line`, the field and the fix. */
 export class CaseFormatError extends Error {
   override name = 'CaseFormatError';
+  /**
+   * Makes the error.
+   * @param message what is wrong, naming `source:line`, the field and the fix.
+   */
   constructor(
     message: string,
     /** The file name (or label) given to {@link parseCases}. */
@@ -297,7 +301,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /**
- * Reads a cases file: JSONL, one case a line ({@link caseLineSchema}); blank lines are skipped.
+ * Reads a cases file: JSONL, one case a line (`caseLineSchema`); blank lines are skipped.
  *
  * @param text - the file's text.
  * @param source - the name used in error messages, such as `cases.jsonl`.

@@ -40,7 +40,7 @@ export function taskPassHatK(trials: number, passes: number, k: number): number 
  * section 5 (the pass^k metric, estimated from n ≥ k trials per task).
  *
  * @returns `undefined` when there are no tasks or some task has fewer than k tries.
- * @throws RangeError when k is not a whole number ≥ 1 (see {@link taskPassHatK}).
+ * @throws RangeError when k is not a whole number ≥ 1 (see `taskPassHatK`).
  */
 export function passHatK(
   counts: readonly { trials: number; passes: number }[],
@@ -108,7 +108,7 @@ export interface CasesSummary {
   totalCostUsd: number | undefined;
   /** Token sums over all tries; a field is `undefined` unless every try reports it. */
   tokens: { input: number | undefined; output: number | undefined };
-  /** Wall time of one try in ms, nearest-rank percentiles ({@link percentile}). */
+  /** Wall time of one try in ms, nearest-rank percentiles (`percentile`). */
   latencyMs: { p50: number | undefined; p95: number | undefined };
   /** Steps of one try, nearest-rank percentiles. */
   steps: { p50: number | undefined; p95: number | undefined };
@@ -258,7 +258,7 @@ export interface ConfigComparison {
   seed: number;
 }
 
-/** The median and the 95th percentile ({@link percentile}). */
+/** The median and the 95th percentile (`percentile`). */
 const p50p95 = (values: readonly number[]) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
 
 const mean = (values: readonly number[]) => values.reduce((s, v) => s + v, 0) / values.length;

@@ -88,7 +88,7 @@ export interface EvalOptions {
    * @default undefined
    */
   modelTimeoutMs?: number;
-  /** Prices per million tokens, merged over {@link DEFAULT_PRICES}. */
+  /** Prices per million tokens, merged over `DEFAULT_PRICES`. */
   prices?: PriceTable;
   /**
    * Model errors in a row (results with status `error`) after which the run stops, as when the server is

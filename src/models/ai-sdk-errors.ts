@@ -1,6 +1,6 @@
 /**
  * What the AI SDK adapter throws: whatever the SDK (or the HTTP exchange under it) threw, turned into a
- * {@link ModelCallError} or {@link ModelTimeoutError} whose message says what happened.
+ * `ModelCallError` or {@link ModelTimeoutError} whose message says what happened.
  *
  * @module
  */
@@ -19,7 +19,7 @@ function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
 }
 
 /**
- * Turns whatever the AI SDK threw into a {@link ModelCallError} that says what happened (a network failure
+ * Turns whatever the AI SDK threw into a `ModelCallError` that says what happened (a network failure
  * is named from its error codes and the call's progress, not the SDK's "Cannot connect to API"); a cut by
  * the caller's timeout becomes a {@link ModelTimeoutError} saying how far the call got; other aborts pass
  * through unchanged. `ai` is the AI SDK when the call loaded it (only then can it have thrown its errors).

@@ -72,7 +72,7 @@ export type AiSdkLanguageModel = Exclude<LanguageModel, string>;
  * - `stream` yields `text-delta` parts (and `reasoning-delta` parts for reasoning the provider sends apart,
  *   such as `reasoning_content`) and then exactly one `finish` part; `generate` returns that reasoning as
  *   `reasoning`.
- * - Failures throw {@link ModelCallError} (HTTP status and provider message in the message, the
+ * - Failures throw `ModelCallError` (HTTP status and provider message in the message, the
  *   original error as `cause`); aborts throw the abort signal's reason.
  *
  * @example

@@ -235,7 +235,7 @@ async function importWllama(given: BrowserModelOptions['wllama']): Promise<Wllam
  *   `wllama` in a bundled app) or `wllama` is not its module; for bad options; when `wasmUrl` does
  *   not serve wllama's WebAssembly file (checked first, by reading its first bytes); when the model cannot be
  *   fetched or loaded; or when the load makes no progress for `loadTimeoutMs`. The message names the URL or
- *   model that failed and what to do. Calls reject with {@link ModelCallError}
+ *   model that failed and what to do. Calls reject with `ModelCallError`
  *   when generation fails (e.g. a prompt longer than the context), or with the abort signal's reason.
  */
 export async function browserModel(options: BrowserModelOptions): Promise<BrowserModel> {

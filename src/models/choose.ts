@@ -106,8 +106,8 @@ export async function chooseModel(options: ChooseModelOptions = {}): Promise<Mod
 /**
  * Every source of the chain with what was found (Ollama is always probed), and the model that
  * {@link chooseModel} would pick: for `taoloop models`. A server named by `--model` or `TAOLOOP_MODEL`
- * (`openai-compatible:<url>#<model>`, `ollama:<model>`) is asked for its model list first (`GET
- * <base-url>/models`, at most `endpointTimeoutMs`), and its note says what that showed and what was not
+ * (`openai-compatible:<url>#<model>`, `ollama:<model>`) is asked for its model list first
+ * (`GET <base-url>/models`, at most `endpointTimeoutMs`), and its note says what that showed and what was not
  * checked (`./endpoint-check.ts`): a server that answers without a list (404) may still serve a run, one
  * that refuses the connection cannot. A run still uses a spec given that way, so it stays the one chosen,
  * its reason adding what the check found unless the server listed the model.

@@ -3,7 +3,7 @@
  *
  * Who is to blame decides the class: {@link ModelConfigError} is the caller's mistake (a bad
  * `--model` spec, a missing API key) and is thrown before any request is sent;
- * {@link ModelCallError} is a failed provider call (HTTP status, provider message).
+ * `ModelCallError` is a failed provider call (HTTP status, provider message).
  *
  * @module
  */
@@ -23,7 +23,7 @@ export class ModelConfigError extends Error {
   override readonly name = 'ModelConfigError';
 }
 
-/** What {@link ModelCallError} is built from. */
+/** What `ModelCallError` is built from. */
 export interface ModelCallErrorOptions {
   /** The model's id, such as `openai:gpt-4o-mini`. */
   modelId: string;

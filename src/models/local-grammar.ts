@@ -76,10 +76,10 @@ function limit(name: string, value: number): number {
  *   turn's `maxOutputTokens` (`modelSettings.maxOutputTokens`), or a long turn is cut before the grammar
  *   completes.
  * @param answerJsonGrammar node-llama-cpp's grammar for `format.answerJsonSchema`
- *   (`llama.createGrammarForJsonSchema(toLlamaJsonSchema(schema)).grammar`); see {@link answerJsonRules}.
+ *   (`llama.createGrammarForJsonSchema(toLlamaJsonSchema(schema)).grammar`); see `answerJsonRules`.
  *   @default none: the answer is one line of text
  * @throws {RangeError} for a limit that is not an integer from 1 to 2000 (llama.cpp's bound).
- * @throws {Error} as {@link answerJsonRules}.
+ * @throws {Error} as `answerJsonRules`.
  * @example
  * ```ts
  * turnGrammar({ tools: ['search'], labels: { thought: 'Thought', action: 'Action', answer: 'Answer' } });

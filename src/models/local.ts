@@ -105,7 +105,7 @@ export async function resolveLocalModelPath(
 }
 
 /**
- * Creates a local model from a `local:` spec's source (see {@link resolveLocalModelPath}): finds or downloads
+ * Creates a local model from a `local:` spec's source (see `resolveLocalModelPath`): finds or downloads
  * the file, loads it (once per process per path) and creates a context of its own.
  *
  * @example
@@ -116,7 +116,7 @@ export async function resolveLocalModelPath(
  * ```
  * @throws {ModelConfigError} for a missing file, a download that cannot be made (offline), a file
  *   llama.cpp cannot load (the message names the file), or invalid `grammarLimits`. Calls reject with
- *   {@link ModelCallError} when generation fails (e.g. a prompt longer than the context), or with the
+ *   `ModelCallError` when generation fails (e.g. a prompt longer than the context), or with the
  *   abort signal's reason.
  */
 export async function localModel(source = '', options: LocalModelOptions = {}): Promise<LocalModel> {

@@ -176,7 +176,7 @@ export interface ModelResponse {
 /** One part of a streamed model turn. */
 export type ModelStreamPart =
   | { type: 'text-delta'; text: string }
-  /** A piece of the provider's separate reasoning ({@link ModelResponse.reasoning}). */
+  /** A piece of the provider's separate reasoning (`ModelResponse.reasoning`). */
   | { type: 'reasoning-delta'; text: string }
   | { type: 'tool-call'; toolCall: ModelToolCall }
   | { type: 'finish'; usage: ModelUsage; finishReason: FinishReason; rawFinishReason?: string | undefined };

@@ -15,7 +15,7 @@
  * const result = await runAgent({ model, tools, question: 'What does the refund policy say?' });
  * ```
  *
- * @module
+ * @module taoloop/node
  */
 export * from '../index.js';
 export {

@@ -12,7 +12,7 @@
  * // turn: { type: 'action', tool: 'calculator', input: '2 + 2', ... }
  * ```
  *
- * @module
+ * @module taoloop/protocol
  */
 export { DEFAULT_AGENT_TOOL_MAX_INPUT_CHARS, unionOfEffects } from '../agent/agent-tool.js';
 export { SUMMARY_INSTRUCTIONS } from '../agent/compaction.js';

@@ -28,6 +28,7 @@ export interface RestateBalancer {
   port: number;
   /** The URI to register with Restate. */
   url: string;
+  /** Stops listening and closes the connections to the workers. */
   close(): Promise<void>;
 }
 

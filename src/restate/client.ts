@@ -20,6 +20,10 @@ import {
 /** A Restate server answered with an error, or could not be reached. */
 export class RestateClientError extends Error {
   override name = 'RestateClientError';
+  /**
+   * Makes the error.
+   * @param message what failed: the request and the server's answer or the connection error.
+   */
   constructor(
     message: string,
     /** The HTTP status, when the server answered. */

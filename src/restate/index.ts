@@ -12,7 +12,7 @@
  * const result = await submitRun('http://127.0.0.1:8080', { question: 'What is 6 * 7?' });
  * ```
  *
- * @module
+ * @module taoloop/restate
  */
 export { type BalancerOptions, type RestateBalancer, startBalancer } from './balancer.js';
 export {

@@ -164,6 +164,7 @@ export function agentService(options: AgentServiceOptions) {
   return restate.workflow({
     name: options.name ?? DEFAULT_AGENT_SERVICE_NAME,
     handlers: {
+      /** Runs the agent on a {@link RunRequest}: the workflow's one run, keyed by the run id. */
       run: async (ctx: restate.WorkflowContext, input: unknown): Promise<RunResult> => {
         const request = parseRunRequest(input);
         let runOptions: DurableRunOptions;
@@ -196,8 +197,10 @@ export function agentService(options: AgentServiceOptions) {
         }
         return result;
       },
+      /** The approval the run waits for, or `null` when it waits for none. */
       pending: async (ctx: restate.WorkflowSharedContext): Promise<PendingApproval | null> =>
         (await ctx.get<PendingApproval>(PENDING_KEY)) ?? null,
+      /** Answers the pending approval; the answer must name the request it answers. */
       approve: answerPending,
     },
     ...(options.options && { options: options.options }),

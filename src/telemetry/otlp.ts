@@ -18,7 +18,11 @@ export const OTLP_PACKAGES =
  * @param url the collector's traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`.
  * @throws {Error} when the SDK packages are not installed, naming the `npm install` command.
  */
-export async function otlpTracer(url: string): Promise<{ tracer: Tracer; shutdown(): Promise<void> }> {
+export async function otlpTracer(url: string): Promise<{
+  tracer: Tracer;
+  /** Exports the spans still buffered and stops the exporter. */
+  shutdown(): Promise<void>;
+}> {
   const [{ BasicTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }] = await Promise.all([
     importAtRunTime<typeof import('@opentelemetry/sdk-trace-base')>('@opentelemetry/sdk-trace-base'),
     importAtRunTime<typeof import('@opentelemetry/exporter-trace-otlp-http')>(

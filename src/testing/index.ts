@@ -22,7 +22,7 @@
  * });
  * ```
  *
- * @module
+ * @module taoloop/testing
  */
 export { casesJson, renderCasesMarkdown, renderCasesSvg, renderJUnitXml } from '../eval/case-report.js';
 export {

@@ -20,7 +20,7 @@ export const RESULT_SIGNIFICANT_DIGITS = 15;
 
 /** Options for {@link evaluateExpression}. */
 export interface EvaluateOptions {
-  /** Longer expressions are refused with a {@link CalculatorError}. @default 200 */
+  /** Longer expressions are refused with a `CalculatorError`. @default 200 */
   maxInputChars?: number;
 }
 
@@ -83,7 +83,7 @@ function formatResult(value: Decimal): string {
 
 /**
  * The calculator as a {@link Tool}: `calculator[20 * 12 * 7]` gives the observation `1680`. Read-only.
- * Bad input throws a {@link CalculatorError}, which the router shows the model as `Error: <message>`.
+ * Bad input throws a `CalculatorError`, which the router shows the model as `Error: <message>`.
  */
 export const calculator: Tool = {
   name: 'calculator',

@@ -19,7 +19,7 @@ export interface HumanToolOptions {
   output?: NodeJS.WritableStream;
   /** The tool's name in `Action: name[...]`. @default 'human' */
   name?: string;
-  /** One line for the model. @default {@link DEFAULT_HUMAN_DESCRIPTION} */
+  /** One line for the model. @default `DEFAULT_HUMAN_DESCRIPTION` */
   description?: string;
   /** What the person reads, e.g. translated. @default English: "The agent asks you to:", "What did you observe?" */
   messages?: { asks: string; observed: string };
@@ -56,10 +56,10 @@ export const NO_OBSERVATION = '(no observation)';
  * What did you observe?
  * ```
  *
- * and returns the line typed in answer, trimmed ({@link NO_OBSERVATION} for an empty line).
+ * and returns the line typed in answer, trimmed (`NO_OBSERVATION` for an empty line).
  *
  * - `effects: 'read'`: it only asks a person, who decides what to do, so the loop asks no approval.
- * - `timeoutMs`: {@link DEFAULT_HUMAN_TIMEOUT_MS}. An aborted run or a timeout closes the prompt.
+ * - `timeoutMs`: `DEFAULT_HUMAN_TIMEOUT_MS`. An aborted run or a timeout closes the prompt.
  * - One line per answer. Each question opens its own `readline` interface and closes it after the answer
  *   (so the terminal is left as it was between questions); with piped input, lines beyond the answer that
  *   arrived in the same chunk are dropped.

@@ -46,7 +46,7 @@ export function capText(text: string, maxChars: number, what = 'description', to
 
 /**
  * The description an MCP tool is listed with: its description, else its title (else `The MCP tool <name>.`),
- * on one line and capped at {@link MCP_MAX_DESCRIPTION_CHARS} with a marker.
+ * on one line and capped at `MCP_MAX_DESCRIPTION_CHARS` with a marker.
  */
 export function mcpDescription(tool: {
   name: string;
@@ -65,7 +65,7 @@ export function mcpDescription(tool: {
 
 /**
  * A copy of `schema` whose `description` and `title` strings, at any depth up to 64 levels, are on one line
- * and capped at {@link MCP_MAX_DESCRIPTION_CHARS}; everything else (property names, types, defaults) is
+ * and capped at `MCP_MAX_DESCRIPTION_CHARS`; everything else (property names, types, defaults) is
  * kept as sent.
  */
 export function cleanSchemaText<T>(schema: T, depth = 0): T {

@@ -89,7 +89,7 @@ const MAX_LIST_PAGES = 100;
  * - `name`: the MCP name with anything but letters, digits, `_` and `-` replaced by `_`, after `prefix`
  *   and `_` when given, cut to 64 characters; a name that would clash gets `_2`, `_3`, ...
  * - `description`: the server's description (or title) on one line, without control characters, cut to
- *   {@link MCP_MAX_DESCRIPTION_CHARS} (1,000) characters with a marker (`… [description cut to 1000 of
+ *   `MCP_MAX_DESCRIPTION_CHARS` (1,000) characters with a marker (`… [description cut to 1000 of
  *   600000 characters]`): it is sent with every request, and the server's text is data, never
  *   instructions (the system prompt also quotes any line of a description that reads as a step). The
  *   input hint is one line too (at most 160 characters), and so are the descriptions and titles inside

@@ -60,9 +60,9 @@ export interface ReadFileToolOptions {
 /**
  * Creates `read_file`: the model writes `read_file[relative/path]` and sees the file's text.
  *
- * Every path goes through {@link resolveSafePath} (no absolute paths, `~`, URLs, backslashes, encoded
+ * Every path goes through `resolveSafePath` (no absolute paths, `~`, URLs, backslashes, encoded
  * separators, hidden segments or control characters; `..` and symlinks only while they stay inside the
- * root) and {@link openRegularFile} (regular files only; the open descriptor's real path must be the
+ * root) and `openRegularFile` (regular files only; the open descriptor's real path must be the
  * checked path, so a folder swapped for a symlink mid-read is refused). Only configured extensions are
  * read, and names that look like secrets (see `looksLikeSecretName`: `id_rsa.txt`, `clientSecret.json`,
  * `*.pem`, `*.key`, `*.env.*`, `dbCredentials.json`, `passwords.txt`, `myapikey.txt`) are refused unless

@@ -58,7 +58,7 @@ export class ToolConfigError extends Error {
 export interface ExecuteOptions {
   /** Cancels the call (the tool sees it through its own signal and is abandoned). */
   signal?: AbortSignal | undefined;
-  /** Time the tool may run, in ms. @default the tool's `timeoutMs`, else {@link DEFAULT_TOOL_TIMEOUT_MS} */
+  /** Time the tool may run, in ms. @default the tool's `timeoutMs`, else `DEFAULT_TOOL_TIMEOUT_MS` */
   timeoutMs?: number | undefined;
   /** The call's identifier, passed to the tool as `context.callId` (see {@link ToolContext.callId}). */
   callId?: string | undefined;

@@ -91,7 +91,7 @@ export interface RunTestsToolOptions {
  * Creates `run_tests`: the model writes `run_tests[relative/path/to/x.test.js]` and sees
  * `exit code N` and the last `maxOutputChars` characters of combined stdout and stderr.
  *
- * The path is checked like `read_file`'s (see {@link resolveSafePath}); its file name must match a
+ * The path is checked like `read_file`'s (see `resolveSafePath`); its file name must match a
  * pattern. Each run copies the root to a new temporary folder (symlinks kept, FIFOs and sockets left out,
  * `node_modules` and `.git` not copied but bound read-only) and runs the runner under bubblewrap with the
  * copy mounted read-write at the root's own path: no network (a fresh network namespace, loopback
@@ -174,7 +174,7 @@ export function createRunTestsTool(options: RunTestsToolOptions): RunTestsTool {
 }
 
 /**
- * Checks the model's input: a safe path (see {@link resolveSafePath}) to a regular file whose name, as
+ * Checks the model's input: a safe path (see `resolveSafePath`) to a regular file whose name, as
  * written and as resolved, matches a pattern.
  *
  * @returns the file's real path relative to the root, `/`-separated.

@@ -21,7 +21,7 @@ export class PathRefusedError extends Error {
   override name = 'PathRefusedError';
 }
 
-/** Options for {@link resolveSafePath}. */
+/** Options for `resolveSafePath`. */
 export interface SafePathOptions {
   /** Allow segments starting with `.` (`.github/x.yml`); refused by default because secrets live there. @default false */
   allowHidden?: boolean;
@@ -68,7 +68,7 @@ export function resolveRoot(root: string | undefined, toolName: string): string 
  * only ever written to mean a Windows separator), URL-encoded `.` `/` `\` or NUL (`%2e`, `%2f`, `%5c`,
  * `%00`: never decoded, but refused so that no later layer that does decode can be tricked), and hidden
  * segments unless allowed. `..` is allowed only while it stays inside the root (checked by
- * {@link resolveSafePath}). Unicode look-alikes (`．．／`, `\u2024\u2024`) are ordinary name characters.
+ * `resolveSafePath`). Unicode look-alikes (`．．／`, `\u2024\u2024`) are ordinary name characters.
  *
  * @throws {PathRefusedError}
  */
@@ -225,7 +225,7 @@ export async function resolveSafePath(
 
 /**
  * Opens a resolved path for reading without following a final symlink or blocking on a FIFO, then
- * checks (on the open descriptor, so a file swapped in after {@link resolveSafePath} cannot slip through)
+ * checks (on the open descriptor, so a file swapped in after `resolveSafePath` cannot slip through)
  * that it is a regular file and, where `/proc/self/fd` exists, that the descriptor's real path is exactly
  * the checked `safe.realPath` (so every check made on that path, hidden folders included, holds for
  * what is read).

@@ -64,7 +64,7 @@ const INVALID_TITLE = /[#<>[\]{}|\u0000-\u001f\u007f]/;
  *
  * @throws {RangeError} at once, for a `timeoutMs`, `maxRetries` or `retryDelayMs` that is not a
  * non-negative integer (`timeoutMs` must be positive) or a `baseUrl` that is not an http(s) URL;
- * {@link TypeError} for a `cacheDir` (use `taoloop/node`).
+ * `TypeError` for a `cacheDir` (use `taoloop/node`).
  * Its methods throw `Error`s the router shows the model: `Wikipedia API timed out after 10000 ms`,
  * `HTTP 503 from https://en.wikipedia.org/w/api.php (after 3 attempts)`, `Wikipedia API error <code>: <info>`.
  */

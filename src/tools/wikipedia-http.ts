@@ -13,7 +13,9 @@ import { abortAny } from '../util/signal.js';
  * has a folder-backed one (`wikipediaApi({ cacheDir })`).
  */
 export interface WikipediaResponseCache {
+  /** The response body stored for `url`, or `undefined` for a miss. */
   get(url: string): Promise<string | undefined>;
+  /** Stores the response body of `url`. */
   set(url: string, body: string): Promise<void>;
 }
 

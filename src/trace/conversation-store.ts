@@ -47,7 +47,7 @@ export interface FileStoreOptions {
    * @default none: the failure is ignored
    */
   onError?: (error: TraceWriteError) => void;
-  /** The file functions loading uses (tests count what is read). @default {@link NODE_CONVERSATION_FS} */
+  /** The file functions loading uses (tests count what is read). @default `NODE_CONVERSATION_FS` */
   fs?: ConversationFs;
 }
 
@@ -107,7 +107,7 @@ export function conversationOfTrace(trace: Trace): AgentMessage[] {
  * traces whose file names say they are its are read (see {@link conversationTraceFiles}), and one counts
  * only when its own header names `conversationId`.
  *
- * @param fs - The file functions used. @default {@link NODE_CONVERSATION_FS}
+ * @param fs - The file functions used. @default `NODE_CONVERSATION_FS`
  */
 export function conversationFromTraces(
   folder: string,

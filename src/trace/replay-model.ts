@@ -9,13 +9,13 @@ import { readTrace, type Trace } from './trace.js';
 export type { ReplayModel, ReplayModelOptions } from './recorded-model.js';
 
 /**
- * {@link recordedModel} of a {@link Trace} or of a trace file: the model turns of a recorded run, returned
+ * `recordedModel` of a {@link Trace} or of a trace file: the model turns of a recorded run, returned
  * in order. The id defaults to `replay:<trace file>` for a file.
  *
  * @param source A {@link Trace} (from `readTrace`) or the path of a trace file.
  * @throws {TraceFormatError} (at creation) when the file is not a taoloop trace; other read errors as
  *   thrown by `node:fs`.
- * @throws {Error} from `generate` as {@link recordedModel}'s.
+ * @throws {Error} from `generate` as `recordedModel`'s.
  * @example
  * ```ts
  * const replay = replayModel('runs/2025-01-01.jsonl');

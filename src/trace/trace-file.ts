@@ -38,6 +38,10 @@ export class TraceWriteError extends Error {
   /** What went wrong, naming the file: `ENOSPC: no space left on device, write (/runs/x.jsonl)`. */
   readonly reason: string;
 
+  /**
+   * Makes the error.
+   * @param cause the file system's error (its message is kept in {@link reason}).
+   */
   constructor(file: string, cause: unknown) {
     const message = cause instanceof Error ? cause.message : String(cause);
     const reason = message.includes(file) ? message : `${message} (${file})`;

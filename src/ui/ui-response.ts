@@ -29,7 +29,7 @@ export class UIMessagesError extends Error {
  * The UI messages `useChat` keeps (`{ id, role, parts }`) as a taoloop conversation: each user message's
  * text parts, and each assistant message's text parts (its answer; its reasoning, tool and data parts are
  * that turn's trajectory, which is not sent again), but for text the stream ended as discarded
- * ({@link DISCARDED}: an answer that streamed and was then refused).
+ * (`DISCARDED`: an answer that streamed and was then refused).
  *
  * @throws {UIMessagesError} for a value that is not an array of UI messages, a system message (a client
  * does not get to set the agent's instructions), or a user message with a part that is not text (a file).
@@ -66,7 +66,7 @@ export function uiMessagesToAgentMessages(messages: unknown): AgentMessage[] {
   return out;
 }
 
-/** A part the stream ended as discarded ({@link DISCARDED}): streamed text its turn did not keep. */
+/** A part the stream ended as discarded (`DISCARDED`): streamed text its turn did not keep. */
 function isDiscarded(part: { providerMetadata?: unknown }): boolean {
   const metadata = part.providerMetadata as { taoloop?: { discarded?: unknown } } | undefined;
   return metadata?.taoloop?.discarded === true;

@@ -114,7 +114,7 @@ export interface ToUIMessageStreamOptions {
   /**
    * Stream the answer's text as it arrives. Turn it off for a run whose answers may be refused (`output`,
    * `hooks.checkAnswer`): a refused answer's streamed text cannot be taken back from the client (it is
-   * marked discarded, see {@link DISCARDED}); off, the answer comes whole once accepted.
+   * marked discarded, see `DISCARDED`); off, the answer comes whole once accepted.
    * `createAgentUIStreamResponse` turns it off for such runs. @default true
    */
   streamAnswer?: boolean;
@@ -128,7 +128,7 @@ export interface ToUIMessageStreamOptions {
  *   observation as output, or `tool-output-error` when the call failed or was refused; an action that
  *   needs approval adds `tool-approval-request` first (its approval id is the request's id), and a
  *   rejected one ends with `tool-output-denied`; a nested agent's (`agentTool`) approval is shown the same
- *   way, as a part of its own (see {@link nestedChunks}), so `useChat` asks for it too,
+ *   way, as a part of its own (see `nestedChunks`), so `useChat` asks for it too,
  * - the accepted answer as a text part (sent once the answer passed `output` and `hooks.checkAnswer`),
  * - `data-format-error`, `data-invented-observation`, `data-answer-refused`, `data-model-fallback`,
  *   `data-model-retry`, `data-approval-edit` (an approval that edited the call's input),
@@ -144,7 +144,7 @@ export interface ToUIMessageStreamOptions {
  * (`tool-input-start`, its input as `tool-input-delta`s, then `tool-input-available` when the call starts),
  * never the start of an observation the model writes itself; the parts a client ends with are those of a
  * call that did not stream. A part the complete turn does not keep (a failed model's text, an answer that
- * was refused or unusable) is ended with `providerMetadata` {@link DISCARDED}. Cancelling the stream (the
+ * was refused or unusable) is ended with `providerMetadata` `DISCARDED`. Cancelling the stream (the
  * browser went away) closes the run, which cancels the model call in flight. A run that throws (a caller
  * mistake such as an invalid tool list) ends the stream with an `error` chunk carrying the message.
  *
@@ -214,7 +214,7 @@ interface MapState {
   schemaTools: Set<string>;
   /** A nested agent's approved calls still waiting for their output: {@link nestedCallKey} → tool call id. */
   nestedCalls: Map<string, string>;
-  /** The nested agent's step whose approvals the message's last step shows (see {@link nestedChunks}). */
+  /** The nested agent's step whose approvals the message's last step shows (see `nestedChunks`). */
   nestedStep?: string;
   /** How streamed turns are read; the tool names are the run's (`run-start`). */
   turnOptions: StreamedTurnOptions;

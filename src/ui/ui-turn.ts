@@ -9,7 +9,7 @@
  * A part the complete turn does not keep (a failed model's text before a fallback, an answer that was
  * refused or turned out unusable, a thought the complete turn reads differently) cannot be taken back from
  * the client: it is ended with `providerMetadata: { taoloop: { discarded: true } }` (see
- * {@link DISCARDED}), and the complete turn's part follows it. `uiMessagesToAgentMessages` leaves such text
+ * `DISCARDED`), and the complete turn's part follows it. `uiMessagesToAgentMessages` leaves such text
  * out of the conversation; a front end may hide such parts. A streamed tool part whose call does not run
  * ends with `tool-input-error`.
  *

@@ -81,7 +81,7 @@ export function registerEvalCommand(program: Command, setExit: (code: number) =>
     )
     .option(
       '--restate <ingress-url>',
-      'run the react / act episodes as Restate runs on the workers behind this ingress (docs/restate.md)',
+      'run the react / act episodes as Restate runs on the workers behind this ingress (docs/guide/restate.md)',
     )
     .option(
       '--replay-trajectories <file>',

@@ -1,14 +1,18 @@
 /**
  * search: query latency of the `search` tool's BM25 index (`DocumentIndex`) against MiniSearch used directly
- * at its best (the engine it is built on, as a user would pick it; see `miniSearchIndex`) and against a
- * naive word-overlap scan, on 10,000 and 100,000 generated passages, plus the index build time and the time to load a saved
- * index (the on-disk cache) at 100,000. Report on stderr, figures on stdout.
+ * at its best (see `miniSearchIndex`) and against a naive word-overlap scan, on 10,000 and 100,000 generated
+ * passages, plus the index build time and the time to load a saved index (the on-disk cache) at 100,000;
+ * then, at 1,000,000 passages, against taoloop's own index as it was before issue 30 (MiniSearch, which
+ * scores and sorts every matching passage and keeps the best 2; see `beforeIssue30`), with both build
+ * times. Report on stderr, figures on stdout. The 1M case takes about 3 minutes and 3.2 GB of memory (one
+ * 1M index at a time), hence this script's longer limit in `bench/run.ts` (`SCRIPT_LIMITS_S`).
  *
  * Text: a seeded PRNG draws words from a 5,000-word vocabulary with a Zipf distribution (exponent 1); the
  * most frequent ranks are real English function words (the stop words the tokenizer drops), the rest
- * made-up syllable words, so term statistics look like English. Passages are 25 to 60 words in sentences;
- * documents hold 10 passages each, separated by blank lines. Queries: 2 to 5 words drawn the same way,
- * each with at least one word that is not a stop word.
+ * made-up syllable words, so term statistics look like English. Passages are 25 to 60 words in sentences
+ * (at 1M too); documents hold 10 passages each, separated by blank lines. Queries: 2 to 5 words drawn the
+ * same way, each with at least one word that is not a stop word. At 1M, only the first `MILLION_QUERIES`
+ * queries are timed (the index before issue 30 takes over 100 ms for each).
  *
  * Naive scan: each passage tokenized once, up front, with the same tokenizer (`tokenizeText` +
  * `processTerm`) into a set of terms; a query scores every passage by how many distinct query terms it
@@ -20,7 +24,12 @@
 
 import MiniSearch from 'minisearch';
 import { mulberry32 } from '../../scripts/lib/mulberry32.js';
-import { DocumentIndex, type SourceDocument } from '../../src/tools/search-index.js';
+import {
+  DEFAULT_MIN_RELATIVE_SCORE,
+  DocumentIndex,
+  type SearchHit,
+  type SourceDocument,
+} from '../../src/tools/search-index.js';
 import { processTerm, splitPassages, tokenizeText } from '../../src/tools/search-text.js';
 import { emitFigure, ratioOf } from '../lib/protocol.js';
 
@@ -30,8 +39,13 @@ const VOCABULARY_SIZE = 5000;
 const PASSAGES_PER_DOC = 10;
 const QUERY_COUNT = 200;
 const TOP_K = 2;
-/** The MiniSearch that taoloop's search tool is built on, and that the peer figure uses directly. */
+/** The MiniSearch the peer figures use directly, and that taoloop's index was built on before issue 30. */
 const MINISEARCH_VERSION = '7.2.0';
+/** Queries timed at 1M passages (the first of the same queries). */
+const MILLION_QUERIES = 100;
+/** The goal of issue 30: query time at 1M passages at most this fraction of the index before it. */
+const MILLION_GOAL = 0.25;
+const BEFORE_ISSUE_30 = `taoloop before issue 30: MiniSearch ${MINISEARCH_VERSION} scores and sorts every match`;
 
 const log = (line = '') => process.stderr.write(`${line}\n`);
 const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -277,6 +291,95 @@ function benchCacheLoad(report: SizeReport): void {
   });
 }
 
+interface Searcher {
+  search(query: string, topK: number): SearchHit[];
+}
+
+/**
+ * taoloop's `DocumentIndex` as it was before issue 30, rebuilt here as it was: MiniSearch with the same
+ * tokenizer and `processTerm`, one document per passage, whose `search(query)` scores every matching
+ * passage and sorts them all; the best `topK` are kept, then those under 0.3 of the best are dropped.
+ */
+function beforeIssue30(docs: readonly SourceDocument[]): Searcher {
+  const passages = docs.flatMap((doc) =>
+    splitPassages(doc.text).map((text, passage) => ({ id: doc.id, passage, text })),
+  );
+  const engine = new MiniSearch<{ key: number; text: string }>({
+    idField: 'key',
+    fields: ['text'],
+    tokenize: tokenizeText,
+    processTerm,
+    searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
+  });
+  engine.addAll(passages.map((p, key) => ({ key, text: p.text })));
+  return {
+    search(query, topK) {
+      const results = engine.search(query);
+      const best = results[0]?.score ?? 0;
+      const hits: SearchHit[] = [];
+      for (const result of results.slice(0, topK)) {
+        const p = passages[result.id as number];
+        if (p === undefined || result.score < best * DEFAULT_MIN_RELATIVE_SCORE) continue;
+        hits.push({ ...p, score: result.score });
+      }
+      return hits;
+    },
+  };
+}
+
+/** Builds the index before issue 30 and times its queries; the index is garbage once this returns. */
+function timeBeforeIssue30(docs: readonly SourceDocument[], queries: readonly string[]) {
+  const built = timed(() => beforeIssue30(docs));
+  return { buildMs: built.ms, query: timePerQuery(queries, (query) => built.value.search(query, TOP_K)) };
+}
+
+/**
+ * 1M passages: taoloop's index (top-2 by MaxScore) against itself before issue 30. One side is built,
+ * timed and dropped before the other is built, so that only one 1M index is in memory at a time.
+ */
+function benchMillion(vocabulary: Vocabulary, random: () => number, allQueries: readonly string[]): void {
+  const queries = allQueries.slice(0, MILLION_QUERIES);
+  const generated = timed(() => makeDocuments(1_000_000, vocabulary, random));
+  const docs = generated.value;
+  log(`1M: ${docs.length} documents generated in ${round(generated.ms / 1000, 1)} s`);
+  const before = timeBeforeIssue30(docs, queries);
+  const build = timed(() => DocumentIndex.fromDocuments(docs));
+  const index = build.value;
+  const ours = timePerQuery(queries, (query) => index.search(query, TOP_K));
+  const scores = (hits: readonly SearchHit[] | undefined) => (hits ?? []).map((hit) => hit.score).join();
+  const same = queries.filter((_, i) => scores(ours.results[i]) === scores(before.query.results[i])).length;
+  const ratio = ratioOf(ours.ms, before.query.ms) ?? 0;
+  log(`1M: ${index.size} passages, ${queries.length} queries`);
+  log(`  query: taoloop top-${TOP_K} ${round(ours.ms)} ms, before issue 30 ${round(before.query.ms)} ms`);
+  log(
+    `  build: taoloop ${round(build.ms / 1000, 1)} s, before issue 30 ${round(before.buildMs / 1000, 1)} s`,
+  );
+  log(`  same top-${TOP_K} scores as before issue 30: ${same}/${queries.length} queries`);
+  if (same !== queries.length) throw new Error('taoloop and its index before issue 30 disagree');
+  emitFigure({
+    figure: `search query latency, 1M passages (taoloop BM25 top-${TOP_K})`,
+    value: round(ours.ms),
+    unit: 'ms',
+    against: 'self',
+    baseline: BEFORE_ISSUE_30,
+    baselineValue: round(before.query.ms),
+    ratio: round(ratio),
+    command: COMMAND,
+    goal: `<= ${MILLION_GOAL}x before issue 30`,
+    met: ratio <= MILLION_GOAL,
+  });
+  emitFigure({
+    figure: 'search index build, 1M passages (taoloop BM25)',
+    value: round(build.ms, 1),
+    unit: 'ms',
+    against: 'self',
+    baseline: BEFORE_ISSUE_30,
+    baselineValue: round(before.buildMs, 1),
+    ratio: round(ratioOf(build.ms, before.buildMs) ?? 0),
+    command: COMMAND,
+  });
+}
+
 function main(): void {
   const started = performance.now();
   const random = mulberry32(20_240_611);
@@ -296,6 +399,8 @@ function main(): void {
     command: COMMAND,
   });
   benchCacheLoad(large);
+  log();
+  benchMillion(vocabulary, random, queries);
   log();
   log(`ratio column = taoloop / baseline (bench protocol): below 1 means taoloop is faster.`);
   log(

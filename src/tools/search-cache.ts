@@ -3,7 +3,7 @@
  * over the same content load the saved index instead. Reading the files (to hash them) still happens on
  * every run; what the cache saves is tokenizing and indexing.
  *
- * One file per content hash, `<key>.idx`, three lines: a JSON header, the passages, the MiniSearch index.
+ * One file per content hash, `<key>.idx`, three lines: a JSON header, the passages, the inverted index.
  * Files are written to a temporary name and renamed, so a reader sees a whole file or none. Nothing here
  * throws: an entry that cannot be read or parsed is a miss, and a failed write is skipped.
  *

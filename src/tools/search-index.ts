@@ -1,11 +1,13 @@
 /**
- * An in-memory BM25 index over passages, built on MiniSearch (which scores with BM25+).
+ * An in-memory BM25 index over passages: an inverted index of its own (`bm25-topk.ts`) that scores with
+ * BM25+ exactly as MiniSearch 7.2.0 does, and finds the best few passages without scoring every match.
  *
  * @module
  */
 
-import MiniSearch, { type Options } from 'minisearch';
-import { processTerm, splitPassages, tokenizeText } from './search-text.js';
+import { decodeBm25, encodeBm25 } from './bm25-codec.js';
+import { Bm25Index } from './bm25-topk.js';
+import { splitPassages } from './search-text.js';
 
 /** A document to index: its id (a file path, say) and its full text. */
 export interface SourceDocument {
@@ -38,18 +40,19 @@ export interface IndexSearchOptions {
 export const DEFAULT_MIN_RELATIVE_SCORE = 0.3;
 
 /**
- * Version of the serialized index ({@link DocumentIndex.serialize}); bump it when the passage shape or
- * the MiniSearch options change, so that indexes saved by an older taoloop are rebuilt, not misread.
+ * Version of the serialized index ({@link DocumentIndex.serialize}); bump it when the passage shape, the
+ * saved index's encoding or the scoring change, so that indexes saved by an older taoloop are rebuilt, not
+ * misread. 2: taoloop's own inverted index (`bm25-codec.ts`) instead of MiniSearch's JSON.
  */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 /** A passage as serialized: its document id, its 0-based position in that document, and its text. */
 export type SerializedPassage = readonly [id: string, passage: number, text: string];
 
 /**
  * A {@link DocumentIndex} as two JSON texts: the passages (an array of {@link SerializedPassage}) and the
- * MiniSearch index (`JSON.stringify(miniSearch)`, read back with `MiniSearch.loadJSON`). Neither contains
- * a line break.
+ * inverted index (terms, passage lengths and postings, varint-coded in base64; see `bm25-codec.ts`).
+ * Neither contains a line break.
  */
 export interface SerializedIndex {
   passagesJson: string;
@@ -57,23 +60,15 @@ export interface SerializedIndex {
 }
 
 interface IndexedPassage {
-  key: number;
   id: string;
   passage: number;
   text: string;
 }
 
-// Loading a saved index needs the options it was built with (MiniSearch.loadJSON's contract).
-const ENGINE_OPTIONS: Options<IndexedPassage> = {
-  idField: 'key',
-  fields: ['text'],
-  tokenize: tokenizeText,
-  processTerm,
-  searchOptions: { combineWith: 'OR', prefix: false, fuzzy: false },
-};
-
 /**
- * Keyword search over passages with BM25+ (MiniSearch 7, `k = 1.2`, `b = 0.7`, `d = 0.5`).
+ * Keyword search over passages with BM25+ (`k = 1.2`, `b = 0.7`, `d = 0.5`), scored exactly as MiniSearch
+ * 7.2.0 scores one field (see `bm25-topk.ts`), the best `topK` found by MaxScore without scoring every
+ * match.
  *
  * Documents are split into passages (paragraphs; long ones at about 500 characters on sentence
  * boundaries). Query and passages are tokenized the same way: lowercase, punctuation removed, English
@@ -88,7 +83,7 @@ const ENGINE_OPTIONS: Options<IndexedPassage> = {
  */
 export class DocumentIndex {
   private constructor(
-    private readonly engine: MiniSearch<IndexedPassage>,
+    private readonly engine: Bm25Index,
     private readonly passages: readonly IndexedPassage[],
   ) {}
 
@@ -97,16 +92,14 @@ export class DocumentIndex {
     const passages: IndexedPassage[] = [];
     for (const doc of docs) {
       splitPassages(doc.text).forEach((text, passage) => {
-        passages.push({ key: passages.length, id: doc.id, passage, text });
+        passages.push({ id: doc.id, passage, text });
       });
     }
-    const engine = new MiniSearch<IndexedPassage>(ENGINE_OPTIONS);
-    engine.addAll(passages);
-    return new DocumentIndex(engine, passages);
+    return new DocumentIndex(Bm25Index.build(passages.map((p) => p.text)), passages);
   }
 
   /**
-   * Rebuilds an index saved with {@link DocumentIndex.serialize} (by the same {@link INDEX_FORMAT}),
+   * Rebuilds an index saved with {@link DocumentIndex.serialize} (by the same `INDEX_FORMAT`),
    * without tokenizing anything again.
    *
    * @throws {Error} when either text is not valid JSON or not the expected shape (a corrupt save).
@@ -119,19 +112,15 @@ export class DocumentIndex {
       if (typeof id !== 'string' || !Number.isInteger(passage) || typeof text !== 'string') {
         throw new Error(`Saved passage ${key} is malformed`);
       }
-      return { key, id, passage: passage as number, text };
+      return { id, passage: passage as number, text };
     });
-    const engine = MiniSearch.loadJSON<IndexedPassage>(saved.engineJson, ENGINE_OPTIONS);
-    if (engine.documentCount !== passages.length) {
-      throw new Error(`Saved index has ${engine.documentCount} passages, expected ${passages.length}`);
-    }
-    return new DocumentIndex(engine, passages);
+    return new DocumentIndex(new Bm25Index(decodeBm25(saved.engineJson, passages.length)), passages);
   }
 
   /** Saves the index as JSON texts for {@link DocumentIndex.deserialize}. */
   serialize(): SerializedIndex {
     const passages = this.passages.map((p): SerializedPassage => [p.id, p.passage, p.text]);
-    return { passagesJson: JSON.stringify(passages), engineJson: JSON.stringify(this.engine) };
+    return { passagesJson: JSON.stringify(passages), engineJson: encodeBm25(this.engine.data) };
   }
 
   /** Number of passages indexed. */
@@ -141,7 +130,8 @@ export class DocumentIndex {
 
   /**
    * Returns at most `topK` passages, best first, each matching at least one non-stop-word query term.
-   * An empty array when nothing matches (or the query has only stop words).
+   * An empty array when nothing matches (or the query has only stop words). Equal scores are ordered by
+   * position in the index (documents in the order given, then passages in document order).
    *
    * @throws {RangeError} when `topK` is not a positive integer.
    */
@@ -150,11 +140,11 @@ export class DocumentIndex {
       throw new RangeError(`topK must be a positive integer, got ${topK}`);
     }
     const minRelativeScore = options.minRelativeScore ?? DEFAULT_MIN_RELATIVE_SCORE;
-    const results = this.engine.search(query);
+    const results = this.engine.topK(query, topK);
     const best = results[0]?.score ?? 0;
     const hits: SearchHit[] = [];
-    for (const result of results.slice(0, topK)) {
-      const passage = this.passages[result.id as number];
+    for (const result of results) {
+      const passage = this.passages[result.doc];
       if (passage === undefined || result.score < best * minRelativeScore) continue;
       hits.push({ id: passage.id, passage: passage.passage, text: passage.text, score: result.score });
     }

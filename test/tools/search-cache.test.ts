@@ -10,6 +10,7 @@ import {
   readDocuments,
 } from '../../src/tools/search.js';
 import { cacheFilePath, defaultCacheDir, indexCacheKey } from '../../src/tools/search-cache.js';
+import { INDEX_FORMAT } from '../../src/tools/search-index.js';
 
 const signal = new AbortController().signal;
 const QUERIES = ['amber falcon', 'river 17 lantern', 'copper harbor', 'topic 1234', 'nothing-matches-this'];
@@ -89,7 +90,7 @@ describe('search index cache', () => {
     for (const corrupt of [
       'not json at all',
       whole.slice(0, whole.length / 2),
-      whole.replace('"format":1', '"format":999'),
+      whole.replace(`"format":${INDEX_FORMAT}`, '"format":999'),
     ]) {
       await writeFile(file, corrupt);
       const rebuilt = await createSearchIndex({ docsDir: docs, cacheDir });

@@ -120,7 +120,7 @@ export interface SearchToolOptions extends SearchIndexOptions {
  * many were skipped and names the first few.
  *
  * @throws {DocsFolderError} when the folder is missing, not a folder, unreadable, has no readable
- * documents, or has more than {@link MAX_DOC_FILES} of them; the message names the path.
+ * documents, or has more than `MAX_DOC_FILES` of them; the message names the path.
  * @throws {RangeError} when `maxDocumentBytes` is not a positive integer.
  */
 export async function readDocuments(

@@ -18,7 +18,7 @@ import { abortAny } from '../util/signal.js';
 import { ChatStream, chatIdInResumeUrl } from './chat-stream.js';
 import { ownData } from './own-data.js';
 import { pausedRunIn } from './ui-resume.js';
-import { type DISCARDED, type ToUIMessageStreamOptions, toUIMessageStream } from './ui-stream.js';
+import { type ToUIMessageStreamOptions, toUIMessageStream } from './ui-stream.js';
 
 /** Thrown by {@link uiMessagesToAgentMessages} for UI messages that cannot become a conversation. */
 export class UIMessagesError extends Error {

@@ -25,7 +25,7 @@ import { ENGLISH_LABELS, type LabelSet } from '../react/labels.js';
 import type { FormatProblemKind } from '../react/turn.js';
 import type { Tool } from '../tools/types.js';
 import { errorMessage } from '../util/own.js';
-import { type DISCARDED, StreamedTurn, type StreamedTurnOptions } from './ui-turn.js';
+import { StreamedTurn, type StreamedTurnOptions } from './ui-turn.js';
 
 export { DISCARDED } from './ui-turn.js';
 

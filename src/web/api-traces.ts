@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseTrace, type TraceHeader } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
 import type { PlaygroundContext } from './context.js';
+import type { ForkOrigin } from './fork.js';
 import { SECURITY_HEADERS } from './guard.js';
 import { HttpError, openEventStream } from './http.js';
 import { modelLabel } from './model-label.js';
@@ -79,7 +80,25 @@ function runOptionsOf(header: TraceHeader): RunOptionsMessage | undefined {
     maxSteps: typeof meta.maxSteps === 'number' ? meta.maxSteps : MAX_STEPS_RANGE.default,
     ...(typeof meta.continueFrom === 'string' && { continueFrom: meta.continueFrom }),
     thread: Array.isArray(meta.thread) ? (meta.thread as RunOptionsMessage['thread']) : [],
+    ...(typeof meta.instructions === 'string' && { instructions: meta.instructions }),
+    ...(typeof meta.temperature === 'number' && { temperature: meta.temperature }),
+    ...(forkOriginOf(meta.forkOf) && { forkOf: forkOriginOf(meta.forkOf) as ForkOrigin }),
   };
+}
+
+/** A trace header's `forkOf`, when it is well formed (a trace is data: anything else is left out). */
+function forkOriginOf(value: unknown): ForkOrigin | undefined {
+  const fork = value as
+    | { run?: unknown; step?: unknown; edited?: unknown; replayed?: unknown }
+    | null
+    | undefined;
+  if (typeof fork?.run !== 'string' || typeof fork.step !== 'number' || !Number.isInteger(fork.step))
+    return undefined;
+  const edited = Array.isArray(fork.edited)
+    ? fork.edited.filter((e): e is 'turn' | 'observation' => e === 'turn' || e === 'observation')
+    : [];
+  const replayed = Number.isInteger(fork.replayed) ? (fork.replayed as number) : fork.step - 1;
+  return { run: fork.run, step: fork.step, edited, replayed };
 }
 
 /**

@@ -18,9 +18,9 @@ import type { BrowserModelSource } from './browser-assets.js';
 import type { PlaygroundContext } from './context.js';
 import { HttpError, sendJson } from './http.js';
 import { modelLabel } from './model-label.js';
-import { MAX_STEPS_RANGE, readDecision, readRunBody } from './request-body.js';
-import { RunSession } from './run-session.js';
-import { listRuns, newRunFileId, runFile } from './runs-store.js';
+import { MAX_STEPS_RANGE, readDecision, readRunBody, TEMPERATURE_RANGE } from './request-body.js';
+import { RunSession, type RunSessionOptions } from './run-session.js';
+import { listRuns, newRunFileId, type RunSummary, runFile } from './runs-store.js';
 
 export { getEvents, getTraceFile } from './api-traces.js';
 export type { PlaygroundContext } from './context.js';
@@ -45,6 +45,7 @@ export function getConfig(ctx: PlaygroundContext, response: ServerResponse): voi
       needsApproval: toolNeedsApproval(tool),
     })),
     maxSteps: MAX_STEPS_RANGE,
+    temperature: TEMPERATURE_RANGE,
     ...(ctx.browserModel && { browserModel: inPageModel(ctx, ctx.browserModel) }),
   });
 }
@@ -68,23 +69,49 @@ export function getBrowserDocuments(ctx: PlaygroundContext, response: ServerResp
 }
 
 /**
- * `GET /api/runs`: past and current runs, newest first, each with `modelLabel`, the model as the picker
- * names it (from the spec the page picked, for a playground run; else from the trace's model id).
+ * `GET /api/runs[?q=&status=&model=]`: past and current runs, newest first, each with `modelLabel`, the
+ * model as the picker names it (from the spec the page picked, for a playground run; else from the
+ * trace's model id). `q` keeps the runs whose question or answer holds each of its words, `status` those
+ * that ended so (`running` for those in progress), `model` those of that model (its label). `filters`
+ * says which statuses and models there are to pick from.
  */
-export function getRuns(ctx: PlaygroundContext, response: ServerResponse): void {
-  const runs = listRuns(ctx.runsDir).map(({ model, ...run }) => ({
-    ...run,
-    modelLabel: modelLabel(model ?? run.modelId),
-  }));
-  const live = runs.map((run) => (ctx.sessions.get(run.id)?.active ? { ...run, status: 'running' } : run));
-  sendJson(response, 200, { runs: live });
+export function getRuns(ctx: PlaygroundContext, url: URL, response: ServerResponse): void {
+  const query = (name: string) => url.searchParams.get(name)?.slice(0, 500).trim() || undefined;
+  const wanted = { text: query('q'), status: query('status'), model: query('model') };
+  const statuses = new Set<string>();
+  const models = new Set<string>();
+  const label = (run: RunSummary) => modelLabel(run.model ?? run.modelId);
+  const status = (run: RunSummary) => (ctx.sessions.get(run.id)?.active ? 'running' : run.status);
+  const runs = listRuns(
+    ctx.runsDir,
+    50,
+    {
+      ...(wanted.text !== undefined && { text: wanted.text }),
+      keep: (run) =>
+        (wanted.status === undefined || status(run) === wanted.status) &&
+        (wanted.model === undefined || label(run) === wanted.model),
+    },
+    (run) => {
+      statuses.add(status(run));
+      models.add(label(run));
+    },
+  ).map((run) => {
+    // The answer is searched here, not sent: the list stays small.
+    const { model: _, answer: __, ...shown } = run;
+    return { ...shown, status: status(run), modelLabel: label(run) };
+  });
+  sendJson(response, 200, {
+    runs,
+    filters: { statuses: [...statuses].sort(), models: [...models].sort() },
+  });
 }
 
 /**
- * `POST /api/runs` `{ question, model, tools, maxSteps, continueFrom? }` → `{ id }`: starts a run.
- * With `continueFrom` (the id of a run that answered), the question is a follow-up in that run's
- * conversation. Every field is read as the client's own (see `request-body.ts`). Refused with 429 while
- * `ctx.maxRuns` runs are in progress.
+ * `POST /api/runs` `{ question, model, tools, maxSteps, instructions?, temperature?, continueFrom? }` →
+ * `{ id }`: starts a run. With `continueFrom` (the id of a run that answered), the question is a follow-up
+ * in that run's conversation. Every field is read as the client's own (see `request-body.ts`). Refused
+ * with 429 while `ctx.maxRuns` runs are in progress, and with 502 when the model does not answer
+ * (`model-check.ts`).
  */
 export async function postRun(
   ctx: PlaygroundContext,
@@ -92,13 +119,41 @@ export async function postRun(
   response: ServerResponse,
 ): Promise<void> {
   const body = await readRunBody(request);
-  const { question } = body;
-  const spec = body.model;
+  offeredSpec(ctx, body.model);
+  const tools = pickTools(ctx.tools, body.tools);
+  const earlier = body.continueFrom === undefined ? undefined : conversationOf(ctx, body.continueFrom);
+  const id = await startSession(ctx, {
+    spec: body.model,
+    question: body.question,
+    tools,
+    maxSteps: body.maxSteps ?? MAX_STEPS_RANGE.default,
+    ...(earlier && { earlier }),
+    ...(body.instructions !== undefined && { instructions: body.instructions }),
+    ...(body.temperature !== undefined && { temperature: body.temperature }),
+  });
+  sendJson(response, 201, { id });
+}
+
+/** `spec` when it is one of the offered model specs. @throws {HttpError} 400 saying which are. */
+export function offeredSpec(ctx: PlaygroundContext, spec: unknown): string {
   if (typeof spec !== 'string' || !ctx.models.includes(spec))
     throw new HttpError(400, `pick one of the configured models: ${ctx.models.join(', ') || '(none)'}`);
-  const tools = pickTools(ctx.tools, body.tools);
-  const maxSteps = body.maxSteps ?? MAX_STEPS_RANGE.default;
-  const earlier = body.continueFrom === undefined ? undefined : conversationOf(ctx, body.continueFrom);
+  return spec;
+}
+
+/** What {@link startSession} starts: a run's options, with the model still a spec. */
+export type SessionRequest = Omit<RunSessionOptions, 'id' | 'file' | 'model' | 'spec'> & { spec: unknown };
+
+/**
+ * Starts a run session and returns its id: the model spec checked (one of the offered ones, and it
+ * answers), the limit on runs in progress kept, the model made.
+ *
+ * @throws {HttpError} 400 for a spec not offered or a model that cannot be made, 429 at the limit, 502
+ * when the model does not answer.
+ */
+export async function startSession(ctx: PlaygroundContext, run: SessionRequest): Promise<string> {
+  const { spec: given, ...options } = run;
+  const spec = offeredSpec(ctx, given);
   const running = [...ctx.sessions.values()].filter((session) => session.active).length + ctx.starting;
   if (running >= ctx.maxRuns)
     throw new HttpError(
@@ -108,28 +163,21 @@ export async function postRun(
   ctx.starting += 1;
   let model: Model;
   try {
+    const problem = await ctx.checkModel(spec);
+    if (problem !== undefined) throw new HttpError(502, problem);
     model = await ctx.createModel(spec);
   } catch (error) {
+    if (error instanceof HttpError) throw error;
     throw new HttpError(400, `the model "${spec}" cannot be used: ${errorMessage(error)}`);
   } finally {
     ctx.starting -= 1;
   }
-  const id = newRunFileId(ctx.runsDir, new Date(), earlier?.conversationId);
+  const id = newRunFileId(ctx.runsDir, new Date(), options.earlier?.conversationId);
   const file = runFile(ctx.runsDir, id) as string;
-  const session = new RunSession({
-    id,
-    file,
-    model,
-    spec,
-    question,
-    tools,
-    maxSteps,
-    ...(earlier && { earlier }),
-    ...withPrices(ctx, model.id),
-  });
+  const session = new RunSession({ ...options, id, file, model, spec, ...withPrices(ctx, model.id) });
   ctx.sessions.set(id, session);
   void session.done.then(() => forgetOldSessions(ctx.sessions));
-  sendJson(response, 201, { id });
+  return id;
 }
 
 /** The conversation after run `id` (which must have answered), to continue it with a follow-up. */
@@ -167,7 +215,7 @@ function withPrices(ctx: PlaygroundContext, modelId: string): { prices?: PriceTa
 }
 
 /** The offered tools named in `names` (all of them when `names` is absent). */
-function pickTools(offered: readonly Tool[], names: string[] | undefined): Tool[] {
+export function pickTools(offered: readonly Tool[], names: string[] | undefined): Tool[] {
   if (names === undefined) return [...offered];
   if (names.length === 0)
     throw new HttpError(

@@ -33,4 +33,15 @@ export interface PlaygroundContext {
   browserModel?: BrowserModelSource;
   /** The documents the in-page search tool searches. */
   browserDocuments?: SearchDocuments;
+  /** Where "Save as test" writes a run's trace as a fixture for `taoloop test`. */
+  testsDir: string;
+  /** The folder paths are shown relative to (the working directory). */
+  cwd: string;
+  /** Flags `taoloop test` needs for the offered tools (e.g. `--docs <dir>`), shown with the command. */
+  testFlags: readonly string[];
+  /**
+   * Why model `spec` does not answer, or `undefined` when it does (or cannot be checked): asked before
+   * each run starts (see `model-check.ts`).
+   */
+  checkModel: (spec: string) => Promise<string | undefined>;
 }

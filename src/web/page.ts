@@ -7,10 +7,13 @@
  * @module
  */
 import { createApi } from './client/api.js';
+import { createCompare } from './client/compare.js';
 import { createConfigForm } from './client/config-form.js';
 import { findPageElements } from './client/elements.js';
+import { createForkDialog } from './client/fork-dialog.js';
 import { createInPageRun } from './client/in-page.js';
 import { type ClientParts, playgroundClient } from './client/main.js';
+import { createMarkdown } from './client/markdown.js';
 import { createRunActions } from './client/run-actions.js';
 import { createRunDisplay } from './client/run-display.js';
 import { createRunsList } from './client/runs-list.js';
@@ -52,6 +55,9 @@ const CLIENT_PARTS: ClientParts = {
   createTurns,
   createRunEnd,
   createTraceEvents,
+  createMarkdown,
+  createCompare,
+  createForkDialog,
 };
 
 /**
@@ -97,6 +103,16 @@ export const PAGE_HTML = `<!doctype html>
       <fieldset id="tools"><legend>Tools</legend></fieldset>
       <label for="max-steps">Step limit: <output id="max-steps-value" for="max-steps">8</output></label>
       <input type="range" id="max-steps" name="max-steps" min="1" max="20" value="8">
+      <label for="temperature">Temperature: <output id="temperature-value" for="temperature">0</output></label>
+      <input type="range" id="temperature" name="temperature" min="0" max="2" step="0.1" value="0" aria-describedby="temperature-help">
+      <p id="temperature-help" class="help">0 gives the most likely turn each time; higher varies more.</p>
+      <label for="instructions">Instructions (added to the system prompt)</label>
+      <textarea id="instructions" name="instructions" rows="2" maxlength="4000" aria-describedby="instructions-help"
+        placeholder="Answer in one short sentence."></textarea>
+      <p id="instructions-help" class="help">Optional. A run's whole system prompt is under its title.</p>
+      <label for="second-model">Also run on</label>
+      <select id="second-model" name="second-model" aria-describedby="second-model-help"></select>
+      <p id="second-model-help" class="help">Pick a second model to run the same question on both, side by side.</p>
       <div class="buttons">
         <button type="submit" id="start">Run</button>
       </div>
@@ -110,11 +126,18 @@ export const PAGE_HTML = `<!doctype html>
         <button type="button" id="stop" disabled hidden>Stop</button>
         <button type="button" id="run-again" hidden>Run again</button>
         <button type="button" id="edit-again" hidden>Edit and run again</button>
+        <button type="button" id="save-test" hidden>Save as test</button>
       </div>
     </div>
+    <div id="saved-test" class="saved-test" role="status"></div>
     <ol id="thread" class="thread" aria-label="Earlier in this conversation" hidden></ol>
     <p id="run-title" class="run-title"></p>
     <p id="run-meta" class="run-meta"></p>
+    <p id="fork-note" class="fork-note" hidden></p>
+    <details id="system-prompt-box" class="system-prompt" hidden>
+      <summary>System prompt of this run</summary>
+      <pre id="system-prompt" tabindex="0" role="group" aria-label="System prompt of this run"></pre>
+    </details>
     <dl class="counts">
       <div><dt>Steps</dt><dd id="count-steps">0</dd></div>
       <div><dt>Tokens</dt><dd id="count-tokens">unknown</dd></div>
@@ -138,14 +161,63 @@ export const PAGE_HTML = `<!doctype html>
       <div class="buttons"><button type="submit" id="ask-follow-up">Ask</button></div>
     </form>
   </section>
+  <section id="compare" class="compare" aria-labelledby="compare-heading" hidden>
+    <div class="run-head">
+      <h2 id="compare-heading" tabindex="-1">Compare runs</h2>
+      <div class="buttons run-buttons"><button type="button" id="close-compare">Close comparison</button></div>
+    </div>
+    <p id="compare-status" class="status" role="status"></p>
+    <div id="compare-body"></div>
+  </section>
   <section class="past" aria-labelledby="runs-heading">
     <div class="runs-heading">
       <h2 id="runs-heading">Past runs</h2>
       <button type="button" id="refresh-runs">Refresh</button>
     </div>
+    <form id="runs-filter" class="runs-filter" role="search" aria-label="Past runs">
+      <label for="runs-search">Search past runs</label>
+      <input type="search" id="runs-search" autocomplete="off" aria-describedby="runs-search-help">
+      <p id="runs-search-help" class="help">Looks for each word in the asked and the answered text.</p>
+      <div class="filter-row">
+        <div><label for="runs-status">Ended</label><select id="runs-status"><option value="">Any status</option></select></div>
+        <div><label for="runs-model">Ran on</label><select id="runs-model"><option value="">Any model</option></select></div>
+      </div>
+    </form>
+    <div class="compare-bar">
+      <button type="button" id="compare-runs" disabled aria-describedby="compare-help">Compare</button>
+      <span id="compare-help" class="help">Tick two runs to compare them side by side.</span>
+    </div>
+    <p id="runs-count" class="help" role="status"></p>
     <ul id="runs" aria-labelledby="runs-heading"></ul>
   </section>
 </main>
+<dialog id="delete-dialog" aria-labelledby="delete-title" aria-describedby="delete-text">
+  <h2 id="delete-title">Delete this run?</h2>
+  <p id="delete-text"></p>
+  <p id="delete-error" class="form-error" role="alert"></p>
+  <div class="buttons">
+    <button type="button" id="delete-confirm" class="danger">Delete the run</button>
+    <button type="button" id="delete-cancel">Keep it</button>
+  </div>
+</dialog>
+<dialog id="fork-dialog" aria-labelledby="fork-title" aria-describedby="fork-help">
+  <form id="fork-form">
+    <h2 id="fork-title">Fork from this step</h2>
+    <p id="fork-help" class="help"></p>
+    <label for="fork-turn" id="fork-turn-label">Turn</label>
+    <textarea id="fork-turn" rows="4" maxlength="20000"></textarea>
+    <div id="fork-observation-box">
+      <label for="fork-observation" id="fork-observation-label">Observation</label>
+      <textarea id="fork-observation" rows="4" maxlength="20000" aria-describedby="fork-observation-help"></textarea>
+      <p id="fork-observation-help" class="help">You play the tool: it does not run at this step, and the model reads this text as its output. Leave it as it is to keep the recorded one.</p>
+    </div>
+    <p id="fork-error" class="form-error" role="alert"></p>
+    <div class="buttons">
+      <button type="submit" id="fork-start">Run from here</button>
+      <button type="button" id="fork-cancel">Cancel</button>
+    </div>
+  </form>
+</dialog>
 </body>
 </html>
 `;
@@ -283,4 +355,57 @@ button#stop, button.reject { background: var(--paper); border-color: var(--error
 .messages { list-style: none; padding: 0; margin: 0; display: grid; gap: 0.3rem; }
 .messages .role { font-weight: 700; font-size: 0.75rem; text-transform: uppercase; color: var(--muted); }
 .follow-up { margin-top: 0.8rem; border-top: 1px solid var(--line); }
+input[type="search"] { width: 100%; font: inherit; padding: 0.35rem 0.4rem; border: 1px solid var(--button-line); border-radius: 4px; background: var(--paper); color: var(--ink); }
+.runs-filter label { font-size: 0.85rem; margin: 0.5rem 0 0.15rem; }
+.runs-filter .help { margin: 0.15rem 0 0; }
+.filter-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: 0 0.6rem; }
+.compare-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 0.6rem; margin-top: 0.6rem; }
+.compare-bar .help { margin: 0; }
+#runs-count { margin: 0.4rem 0 0; }
+#runs li.past-run { display: grid; grid-template-columns: auto minmax(0, 1fr) auto; gap: 0 0.5rem; align-items: start; }
+#runs li.past-run input { margin: 0.3rem 0 0; width: 1.1rem; height: 1.1rem; }
+.past-run .delete { font-size: 0.8rem; padding: 0.15rem 0.5rem; }
+button.danger, .past-run .delete { border-color: var(--error); color: var(--error); background: var(--paper); }
+#delete-confirm { background: var(--error); border-color: var(--error); color: var(--on-accent); }
+dialog { border: 1px solid var(--line); border-radius: 8px; background: var(--paper); color: var(--ink); width: min(40rem, calc(100vw - 1.5rem)); max-width: calc(100vw - 1.5rem); padding: 1rem 1.2rem; }
+dialog::backdrop { background: rgb(0 0 0 / 0.45); }
+dialog h2 { margin-top: 0; }
+dialog textarea { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9rem; }
+.compare { grid-area: run; min-width: 0; }
+main.comparing .run { display: none; }
+.compare-table { width: 100%; table-layout: fixed; border-collapse: collapse; margin-top: 0.5rem; }
+.compare-table th, .compare-table td { border: 1px solid var(--line); padding: 0.4rem 0.5rem; vertical-align: top; text-align: left; overflow-wrap: anywhere; min-width: 0; }
+.compare-table thead th { background: var(--block); }
+.compare-table .step-row th { background: var(--block); font-size: 0.85rem; }
+.compare-table .totals td { background: var(--block); }
+.compare-table .what { display: block; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.85rem; white-space: pre-wrap; }
+.compare-table .obs { display: block; margin-top: 0.3rem; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.8rem; color: var(--muted); white-space: pre-wrap; }
+.compare-table .obs summary { cursor: pointer; overflow-wrap: anywhere; }
+.compare-table .figs { display: block; margin-top: 0.3rem; font-size: 0.78rem; color: var(--muted); font-variant-numeric: tabular-nums; }
+.compare-table .none { color: var(--muted); font-style: italic; }
+.compare-table .kind { font-weight: 700; font-size: 0.72rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); display: block; }
+.compare-table .markdown { font-family: inherit; }
+@media (max-width: 50rem) { .compare-table th, .compare-table td { padding: 0.3rem; font-size: 0.85rem; } }
+.fork-note { margin: 0 0 0.4rem; font-size: 0.9rem; overflow-wrap: anywhere; }
+.system-prompt { margin: 0 0 0.5rem; font-size: 0.85rem; }
+.system-prompt summary { cursor: pointer; color: var(--link); }
+.system-prompt pre { margin: 0.3rem 0 0; padding: 0.4rem; background: var(--block); border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 16rem; overflow-y: auto; font-size: 0.8rem; }
+.saved-test:not(:empty) { margin: 0.5rem 0; padding: 0.4rem 0.6rem; border-left: 4px solid var(--answer); background: var(--answer-bg); font-size: 0.9rem; overflow-wrap: anywhere; }
+.saved-test p { margin: 0.15rem 0; }
+.saved-test code, .markdown code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.88em; background: var(--block); border: 1px solid var(--line); border-radius: 3px; padding: 0 0.2rem; overflow-wrap: anywhere; }
+.step-actions { margin-left: auto; }
+.step-actions button { font-size: 0.8rem; padding: 0.15rem 0.55rem; }
+.step .replayed { margin: 0.1rem 0 0; font-size: 0.8rem; color: var(--muted); flex-basis: 100%; }
+.block .markdown { white-space: normal; }
+.markdown p { margin: 0 0 0.4rem; white-space: pre-line; }
+.markdown > :last-child { margin-bottom: 0; }
+.markdown ul, .markdown ol { margin: 0 0 0.4rem; padding-left: 1.4rem; }
+.markdown blockquote { margin: 0 0 0.4rem; padding-left: 0.6rem; border-left: 3px solid var(--line); color: var(--muted); }
+.markdown pre { margin: 0 0 0.4rem; padding: 0.4rem; background: var(--paper); border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; }
+.markdown pre code { border: none; padding: 0; background: none; }
+.markdown .md-table { overflow-x: auto; max-width: 100%; margin: 0 0 0.4rem; }
+.markdown table { border-collapse: collapse; font-size: 0.9rem; }
+.markdown th, .markdown td { border: 1px solid var(--line); padding: 0.2rem 0.4rem; text-align: left; }
+.block.answer .markdown { font-weight: normal; font-size: 1rem; }
+.block.answer .markdown > p:only-child { font-weight: 600; font-size: 1.05rem; }
 `;

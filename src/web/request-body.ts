@@ -20,10 +20,19 @@ export const MAX_QUESTION_CHARS = 4000;
 export const MAX_EDIT_CHARS = 10_000;
 /** Longest rejection reason kept, in characters (a longer one is cut). */
 const MAX_REASON_CHARS = 500;
+/** Longest instructions accepted (added to the system prompt), in characters. */
+export const MAX_INSTRUCTIONS_CHARS = 4000;
+/** The temperature the page's control allows (`modelSettings.temperature`). */
+export const TEMPERATURE_RANGE = { min: 0, max: 2, step: 0.1, default: 0 } as const;
+/** Longest edited model turn or observation of a fork, in characters. */
+export const MAX_FORK_TEXT_CHARS = 20_000;
 
 const QUESTION = 'type a question first';
 const MAX_STEPS = `maxSteps must be a whole number from ${MAX_STEPS_RANGE.min} to ${MAX_STEPS_RANGE.max}`;
 const EDIT = `an edit needs the new input as a string of at most ${MAX_EDIT_CHARS} characters`;
+const TEMPERATURE = `temperature must be a number from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}`;
+const FORK_STEP = 'step must be the number of a step of the run (1 or more)';
+const FORK_TEXT = (what: string) => `the ${what} must be text of at most ${MAX_FORK_TEXT_CHARS} characters`;
 
 /** `POST /api/runs`. `model` is checked against the offered specs by the caller (its message lists them). */
 const RUN_BODY = z.object({
@@ -41,6 +50,28 @@ const RUN_BODY = z.object({
     .max(MAX_STEPS_RANGE.max, { error: MAX_STEPS })
     .optional(),
   continueFrom: z.string({ error: 'continueFrom must be the id of an earlier run' }).optional(),
+  instructions: z
+    .string({ error: 'instructions must be text' })
+    .max(MAX_INSTRUCTIONS_CHARS, { error: `the instructions are over ${MAX_INSTRUCTIONS_CHARS} characters` })
+    .optional(),
+  temperature: z
+    .number({ error: TEMPERATURE })
+    .min(TEMPERATURE_RANGE.min, { error: TEMPERATURE })
+    .max(TEMPERATURE_RANGE.max, { error: TEMPERATURE })
+    .optional(),
+});
+
+/** `POST /api/runs/:id/fork`: the step to fork from, and what the user wrote in its place. */
+const FORK_BODY = z.object({
+  step: z.number({ error: FORK_STEP }).int({ error: FORK_STEP }).min(1, { error: FORK_STEP }),
+  turn: z
+    .string({ error: FORK_TEXT('turn') })
+    .max(MAX_FORK_TEXT_CHARS, { error: FORK_TEXT('turn') })
+    .optional(),
+  observation: z
+    .string({ error: FORK_TEXT('observation') })
+    .max(MAX_FORK_TEXT_CHARS, { error: FORK_TEXT('observation') })
+    .optional(),
 });
 
 /** `POST /api/runs/:id/approvals/:requestId`. */
@@ -69,6 +100,20 @@ export interface RunBody {
   maxSteps?: number;
   /** The run whose conversation this question continues. */
   continueFrom?: string;
+  /** Added to the system prompt (the run's `instructions`); blank is none. */
+  instructions?: string;
+  /** `modelSettings.temperature`, in {@link TEMPERATURE_RANGE}. */
+  temperature?: number;
+}
+
+/** A `POST /api/runs/:id/fork` body, parsed. */
+export interface ForkBody {
+  /** The step (from 1) the fork replaces; the steps before it are replayed as recorded. */
+  step: number;
+  /** The model's turn at that step, as the user wrote it; absent keeps the recorded one. */
+  turn?: string;
+  /** The observation of that step (the user plays the tool, which does not run); absent runs the action. */
+  observation?: string;
 }
 
 /**
@@ -78,6 +123,15 @@ export interface RunBody {
  */
 export async function readRunBody(request: IncomingMessage): Promise<RunBody> {
   return parseOwn(RUN_BODY, await readJsonObject(request)) as RunBody;
+}
+
+/**
+ * Reads and parses a `POST /api/runs/:id/fork` body.
+ *
+ * @throws {HttpError} 400 saying what is wrong (415, 413 from {@link readJsonObject}).
+ */
+export async function readForkBody(request: IncomingMessage): Promise<ForkBody> {
+  return parseOwn(FORK_BODY, await readJsonObject(request)) as ForkBody;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Model, ModelMessage, ModelRequest } from '../models/types.js';
 import type { Tool, ToolEffects } from '../tools/types.js';
 import { createTraceWriter, type TraceWriter } from '../trace/trace.js';
 import { errorMessage } from '../util/own.js';
+import type { ForkOrigin, ForkSetup } from './fork.js';
 import { modelLabel } from './model-label.js';
 
 /**
@@ -62,6 +63,12 @@ export interface RunOptionsMessage {
   continueFrom?: string;
   /** The earlier questions and answers of that conversation, oldest first. */
   thread: { question: string; answer?: string }[];
+  /** Added to the system prompt (the run's `instructions`). */
+  instructions?: string;
+  /** The sampling temperature asked for (`modelSettings.temperature`); absent: the loop's default. */
+  temperature?: number;
+  /** The run this one was forked from, and at which step (see `fork.ts`). */
+  forkOf?: ForkOrigin;
 }
 
 /** Everything a run needs. */
@@ -78,6 +85,12 @@ export interface RunSessionOptions {
   tools: readonly Tool[];
   maxSteps: number;
   prices?: PriceTable;
+  /** Added to the system prompt; blank is none. */
+  instructions?: string;
+  /** `modelSettings.temperature`. */
+  temperature?: number;
+  /** Makes the run a fork of a finished one (see `fork.ts`). */
+  fork?: ForkSetup;
 }
 
 /** Called with each message and its index (the SSE event id). */
@@ -205,8 +218,11 @@ export class RunSession {
   }
 
   async #drive(options: RunSessionOptions): Promise<void> {
-    const { question, tools, maxSteps, earlier } = options;
-    const model = watchRequests(options.model, (request) => this.#onRequest(request));
+    const { question, maxSteps, earlier, fork, temperature } = options;
+    const instructions = options.instructions?.trim() || undefined;
+    const tools = fork ? fork.tools(options.tools) : options.tools;
+    const live = fork ? fork.model(options.model) : options.model;
+    const model = watchRequests(live, (request) => this.#onRequest(request));
     const runOptions: RunOptionsMessage = {
       type: 'run-options',
       question,
@@ -216,6 +232,9 @@ export class RunSession {
       maxSteps,
       ...(earlier && { continueFrom: earlier.continueFrom }),
       thread: earlier ? conversationThread(earlier.messages) : [],
+      ...(instructions !== undefined && { instructions }),
+      ...(temperature !== undefined && { temperature }),
+      ...(fork && { forkOf: fork.origin }),
     };
     this.#emit(runOptions);
     try {
@@ -228,8 +247,14 @@ export class RunSession {
         ...asked,
         tools,
         maxSteps,
-        approve: this.#approve,
+        // A fork's replayed steps keep their recorded decisions: nobody is asked again.
+        approve: (request) => {
+          const replayed = fork?.decision(request);
+          return replayed ? Promise.resolve(replayed) : this.#approve(request);
+        },
         signal: this.#controller.signal,
+        ...(instructions !== undefined && { instructions }),
+        ...(temperature !== undefined && { modelSettings: { temperature } }),
         ...(options.prices && { limits: { prices: options.prices } }),
       });
       for await (const event of run) {

@@ -5,14 +5,16 @@
  * also needs the access token):
  * - `GET /`, `/app.js`, `/app.css`: the page (with the in-page model also `/assets/...` and the GGUF at
  *   `/api/browser-model.gguf`); `HEAD` of each of these answers as `GET` would, without the body;
- * - `GET /api/config`; `GET /api/runs`; `POST /api/runs`;
+ * - `GET /api/config`; `GET /api/runs` (`?q=&status=&model=` filter it); `POST /api/runs`;
  * - `GET /api/runs/:id/events` (server-sent events), `GET /api/runs/:id/trace.jsonl`;
- * - `POST /api/runs/:id/approvals/:requestId`, `POST /api/runs/:id/stop`.
+ * - `POST /api/runs/:id/approvals/:requestId`, `POST /api/runs/:id/stop`;
+ * - `POST /api/runs/:id/fork`, `POST /api/runs/:id/save-test`, `DELETE /api/runs/:id`.
  *
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { ModelPrice, PriceTable } from '../models/pricing.js';
 import { defaultModelSpec, describeModelSetup } from '../models/spec.js';
 import type { Model } from '../models/types.js';
@@ -33,6 +35,7 @@ import {
   postRun,
   postStop,
 } from './api.js';
+import { deleteRun, postFork, postSaveTest } from './api-manage.js';
 import {
   assetFile,
   BROWSER_MODEL_PATH,
@@ -50,6 +53,7 @@ import {
   tokenProblem,
 } from './guard.js';
 import { HttpError, send, sendError, sendFile } from './http.js';
+import { createModelCheck } from './model-check.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_SCRIPT } from './page.js';
 
 /** Options for {@link startPlayground}. */
@@ -113,6 +117,25 @@ export interface PlaygroundOptions {
   browserModel?: string;
   /** The documents the in-page search tool searches (sent to the page as strings). @default none: no in-page search */
   browserDocuments?: SearchDocuments;
+  /**
+   * Where the page's "Save as test" writes a run's trace, as a fixture `taoloop test <folder>` replays
+   * (`taoloop serve --tests-dir`). Relative to the working directory.
+   * @default 'taoloop-tests'
+   */
+  testsDir?: string;
+  /**
+   * Flags `taoloop test` needs to replay the offered tools (the folders `taoloop serve` was given, e.g.
+   * `['--docs', 'docs/']`), shown with the command after a save.
+   * @default none
+   */
+  testFlags?: readonly string[];
+  /**
+   * Whether a model on a server of its own (OpenAI-compatible, Ollama) is checked to answer before each
+   * run starts (`GET <base URL>/models`, 3 s); one that does not is refused with its reason, which the page
+   * shows beside Run.
+   * @default true, unless `createModel` is given (then the specs need not name the servers used)
+   */
+  checkModels?: boolean;
 }
 
 /** A running playground. */
@@ -200,6 +223,13 @@ async function createContext(options: PlaygroundOptions, env: NodeJS.ProcessEnv)
     starting: 0,
     ...(options.browserModel !== undefined && { browserModel: browserModelSource(options.browserModel) }),
     ...(options.browserDocuments && { browserDocuments: options.browserDocuments }),
+    cwd: process.cwd(),
+    testsDir: path.resolve(options.testsDir ?? 'taoloop-tests'),
+    testFlags: [...(options.testFlags ?? [])],
+    checkModel:
+      (options.checkModels ?? options.createModel === undefined)
+        ? createModelCheck(env)
+        : async () => undefined,
   };
 }
 
@@ -228,7 +258,8 @@ async function handle(
   const problem = requestProblem(request, bound);
   if (problem) return refuse(request, response, 403, `refused: ${problem}.`);
   const method = request.method ?? 'GET';
-  const path = new URL(request.url ?? '/', 'http://playground.invalid').pathname;
+  const url = new URL(request.url ?? '/', 'http://playground.invalid');
+  const path = url.pathname;
   // The static routes (the page, its assets, the in-page model's file) answer `HEAD` as they answer `GET`,
   // without the body (Node's response leaves it out): wllama asks for a cached model's size with `HEAD`.
   const read = method === 'GET' || method === 'HEAD';
@@ -252,17 +283,21 @@ async function handle(
   }
   if (method === 'GET') {
     if (path === '/api/config') return getConfig(ctx, response);
-    if (path === '/api/runs') return getRuns(ctx, response);
+    if (path === '/api/runs') return getRuns(ctx, url, response);
     if (path === '/api/browser-documents') return getBrowserDocuments(ctx, response);
   }
   if (method === 'POST' && path === '/api/runs') return postRun(ctx, request, response);
-  const run = /^\/api\/runs\/([^/]+)\/(events|trace\.jsonl|stop|approvals\/([^/]+))$/.exec(path);
+  const run =
+    /^\/api\/runs\/([^/]+)(?:\/(events|trace\.jsonl|stop|fork|save-test|approvals\/([^/]+)))?$/.exec(path);
   const id = run?.[1] && decodeURIComponent(run[1]);
   if (run && id) {
     const [, , action, requestId] = run;
+    if (method === 'DELETE' && action === undefined) return deleteRun(ctx, id, response);
     if (method === 'GET' && action === 'events') return getEvents(ctx, id, request, response);
     if (method === 'GET' && action === 'trace.jsonl') return getTraceFile(ctx, id, response);
     if (method === 'POST' && action === 'stop') return postStop(ctx, id, response);
+    if (method === 'POST' && action === 'fork') return postFork(ctx, id, request, response);
+    if (method === 'POST' && action === 'save-test') return postSaveTest(ctx, id, response);
     if (method === 'POST' && requestId)
       return postApproval(ctx, id, decodeURIComponent(requestId), request, response);
   }

@@ -130,11 +130,17 @@ test('maxRuns must be a whole number 1 or more', async () => {
 test('taoloop serve --max-runs 1: a second run while one is in progress gets the 429', {
   timeout: 60_000,
 }, async () => {
-  // A model server that holds every request until the test ends (a run in progress).
+  // A model server that holds every model call until the test ends (a run in progress). It answers the
+  // list of its models at once, as a real one does: the playground checks that before a run starts.
   const held: ServerResponse[] = [];
   let onRequest: () => void = () => {};
   const model = createServer((request, response) => {
     request.resume();
+    if (request.method === 'GET' && request.url?.endsWith('/models')) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"object":"list","data":[{"id":"m","object":"model"}]}');
+      return;
+    }
     held.push(response);
     onRequest();
   });

@@ -31,6 +31,10 @@ const API_CALLS: ReadonlyArray<[string, string]> = [
   ['GET', '/api/runs/some-id/trace.jsonl'],
   ['POST', '/api/runs/some-id/stop'],
   ['POST', '/api/runs/some-id/approvals/1'],
+  ['POST', '/api/runs/some-id/fork'],
+  ['POST', '/api/runs/some-id/save-test'],
+  ['DELETE', '/api/runs/some-id'],
+  ['GET', '/api/runs?q=x&status=answered&model=scripted'],
   ['GET', '/api/no-such-route'],
   ['GET', '/%61pi/config'],
 ];
@@ -96,6 +100,8 @@ describe('bound to a non-loopback address', () => {
     assert.equal(messages.at(-1)?.type, 'stream-end');
     const trace = await call('GET', `/api/runs/${id}/trace.jsonl?token=${token}`);
     assert.equal(trace.status, 200);
+    const deleted = await call('DELETE', `/api/runs/${id}`, { authorization: `Bearer ${token}` });
+    assert.equal(deleted.status, 200, deleted.body);
   });
 });
 

@@ -20,6 +20,7 @@ interface ServeCommandOptions {
   root?: string;
   wikiCorpus?: string;
   runsDir?: string;
+  testsDir?: string;
   price?: ModelPrice;
   browserModel?: string;
   maxRuns?: number;
@@ -66,6 +67,10 @@ export function registerServeCommand(program: Command, setExit: (code: number) =
     .option('--root <dir>', 'folder that read_file and run_tests work in')
     .option('--wiki-corpus <file>', 'JSONL of {title, text} pages for the wikipedia tool')
     .option('--runs-dir <dir>', 'where run traces are written and read back (default: the runs folder)')
+    .option(
+      '--tests-dir <dir>',
+      'where the page\'s "Save as test" writes a run as a fixture for taoloop test (default: taoloop-tests)',
+    )
     .addOption(
       new Option(
         '--max-runs <n>',
@@ -101,6 +106,13 @@ async function serve(options: ServeCommandOptions): Promise<number> {
       tools,
       ...(options.host !== undefined && { host: options.host }),
       ...(options.runsDir !== undefined && { runsDir: options.runsDir }),
+      ...(options.testsDir !== undefined && { testsDir: options.testsDir }),
+      // The folders the tools were given: `taoloop test` needs them to replay a saved run.
+      testFlags: [
+        ...(options.docs !== undefined ? ['--docs', options.docs] : []),
+        ...(options.root !== undefined ? ['--root', options.root] : []),
+        ...(options.wikiCorpus !== undefined ? ['--wiki-corpus', options.wikiCorpus] : []),
+      ],
       ...(options.maxRuns !== undefined && { maxRuns: options.maxRuns }),
       ...(options.price !== undefined && { price: options.price }),
       ...(options.browserModel !== undefined && { browserModel: options.browserModel }),

@@ -14,13 +14,16 @@ export function createApi() {
     return token ? `${path}?token=${encodeURIComponent(token)}` : path;
   }
 
-  /** Calls the server's JSON API; a POST when `body` is given. Throws with the server's error message. */
-  async function api(path, body) {
+  /**
+   * Calls the server's JSON API; a POST when `body` is given (or `method`, e.g. `DELETE`, without a body).
+   * Throws with the server's error message.
+   */
+  async function api(path, body, method) {
     const init =
       body === undefined
-        ? { headers: authorization }
+        ? { method: method ?? 'GET', headers: authorization }
         : {
-            method: 'POST',
+            method: method ?? 'POST',
             headers: { 'content-type': 'application/json', ...authorization },
             body: JSON.stringify(body),
           };

@@ -1,6 +1,7 @@
 /**
- * The new-run form: filled from the server's configuration (models, tools, step limit), read as a run
- * request, and filled again with a run's options ("edit and run again", a reloaded page).
+ * The new-run form: filled from the server's configuration (models, tools, step limit, temperature), read
+ * as a run request (with the instructions added to the system prompt, and a second model to run it on
+ * too), and filled again with a run's options ("edit and run again", a reloaded page).
  */
 export function createConfigForm({ ui, el, api, state }) {
   /** The model picker's value for the in-page model (never a server model spec). */
@@ -30,6 +31,36 @@ export function createConfigForm({ ui, el, api, state }) {
     ui.maxSteps.max = String(config.maxSteps.max);
     ui.maxSteps.value = String(config.maxSteps.default);
     ui.maxStepsValue.textContent = ui.maxSteps.value;
+    if (config.temperature) {
+      ui.temperature.min = String(config.temperature.min);
+      ui.temperature.max = String(config.temperature.max);
+      ui.temperature.step = String(config.temperature.step);
+      ui.temperature.value = String(config.temperature.default);
+    }
+    ui.temperatureValue.textContent = ui.temperature.value;
+    showSecondModels(config.models);
+  }
+
+  /** The second model picker ("Also run on"): none, or one of the server's models. */
+  function showSecondModels(models) {
+    const none = el('option', undefined, 'No second model');
+    none.value = '';
+    ui.secondModel.replaceChildren(
+      none,
+      ...models.map((model) => {
+        const option = el('option', undefined, model.label);
+        option.value = model.spec;
+        option.title = model.spec;
+        return option;
+      }),
+    );
+    ui.secondModel.disabled = models.length === 0;
+    showStartLabel();
+  }
+
+  /** The Run button says "Run on both" while a second model is picked. */
+  function showStartLabel() {
+    ui.start.textContent = ui.secondModel.value ? 'Run on both' : 'Run';
   }
 
   /** The model picker: the server's models, then the in-page model, or why there is none. */
@@ -83,7 +114,20 @@ export function createConfigForm({ ui, el, api, state }) {
   /** The form's choices as a run request. */
   function options() {
     const tools = [...ui.tools.querySelectorAll('input[type="checkbox"]:checked')].map((box) => box.value);
-    return { question: ui.question.value, model: ui.model.value, tools, maxSteps: Number(ui.maxSteps.value) };
+    const instructions = ui.instructions.value.trim();
+    return {
+      question: ui.question.value,
+      model: ui.model.value,
+      tools,
+      maxSteps: Number(ui.maxSteps.value),
+      temperature: Number(ui.temperature.value),
+      ...(instructions && { instructions }),
+    };
+  }
+
+  /** The second model picked ("Also run on"), or '' for none. */
+  function secondModel() {
+    return ui.secondModel.value;
   }
 
   /** Puts the run's options in the form, for "edit and run again" (and a reloaded page). */
@@ -95,6 +139,9 @@ export function createConfigForm({ ui, el, api, state }) {
       box.checked = options.tools.includes(box.value);
     if (options.maxSteps) ui.maxSteps.value = String(options.maxSteps);
     ui.maxStepsValue.textContent = ui.maxSteps.value;
+    ui.temperature.value = String(options.temperature ?? ui.temperature.min ?? 0);
+    ui.temperatureValue.textContent = ui.temperature.value;
+    ui.instructions.value = options.instructions ?? '';
   }
 
   /** Whether the picker's value `model` is the in-page model. */
@@ -102,5 +149,5 @@ export function createConfigForm({ ui, el, api, state }) {
     return model === IN_PAGE;
   }
 
-  return { load, options, fill, isInPage };
+  return { load, options, fill, isInPage, secondModel, showStartLabel };
 }

@@ -5,9 +5,12 @@
  * @module
  */
 import type { createApi } from './api.js';
+import type { createCompare } from './compare.js';
 import type { createConfigForm } from './config-form.js';
 import type { findPageElements } from './elements.js';
+import type { createForkDialog } from './fork-dialog.js';
 import type { createInPageRun } from './in-page.js';
+import type { createMarkdown } from './markdown.js';
 import type { createRunActions } from './run-actions.js';
 import type { createRunDisplay } from './run-display.js';
 import type { createRunsList } from './runs-list.js';
@@ -45,6 +48,9 @@ export interface ClientParts {
   createTurns: typeof createTurns;
   createRunEnd: typeof createRunEnd;
   createTraceEvents: typeof createTraceEvents;
+  createMarkdown: typeof createMarkdown;
+  createCompare: typeof createCompare;
+  createForkDialog: typeof createForkDialog;
 }
 
 /**

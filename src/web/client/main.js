@@ -12,6 +12,7 @@
  */
 export function playgroundClient(parts) {
   const RUN_HASH = /^#\/runs\/([A-Za-z0-9][A-Za-z0-9._-]*)$/;
+  const COMPARE_HASH = /^#\/compare\//;
   const state = {
     /** The run on screen: its id, event stream, options (for "run again") and whether it still runs. */
     run: { id: '', source: undefined, options: undefined, live: false, answered: false },
@@ -30,25 +31,40 @@ export function playgroundClient(parts) {
     {
       decide: (requestId, decision) => serverRun.decide(requestId, decision),
       onRunEnd: (endBlock) => display.onRunEnd(endBlock),
+      onRunStart: (message) => display.showSystemPrompt(message.systemPrompt ?? ''),
     },
     parts,
   );
   const { el } = view;
   const display = parts.createRunDisplay({ ui, el, state, view });
   const form = parts.createConfigForm({ ui, el, api, state });
-  const runs = parts.createRunsList({ ui, el, api, state, openRun: (id) => serverRun.open(id) });
+  const openRun = (id) => serverRun.open(id);
+  const compare = parts.createCompare({
+    ui,
+    el,
+    withToken,
+    markdown: view.markdown,
+    state,
+    onClose: () => ui.traceHeading.focus(),
+  });
+  const runs = parts.createRunsList({ ui, el, api, state, openRun, compare });
+  const fork = parts.createForkDialog({ ui, el, api, state, view, openRun });
   const runParts = { ui, api, withToken, state, view, display, runs };
-  const serverRun = parts.createServerRun({ ...runParts, form });
+  const serverRun = parts.createServerRun({ ...runParts, form, compare, fork });
   const inPageRun = parts.createInPageRun(runParts);
   parts.createRunActions({ ui, state, form, display, serverRun, inPageRun }).listen();
 
-  /** Opens the run named by the address, if any (a reload, a shared link, the back button). */
+  /** Opens the run (or the two runs compared) named by the address, if any (a reload, a shared link, the back button). */
   function openFromAddress() {
-    const match = RUN_HASH.exec(window.location.hash);
-    if (match && match[1] !== state.run.id) serverRun.open(match[1]);
+    const { hash } = window.location;
+    const pair = COMPARE_HASH.test(hash) ? compare.fromAddress(hash) : undefined;
+    if (pair) return compare.open(pair[0], pair[1]);
+    const match = RUN_HASH.exec(hash);
+    if (match && (match[1] !== state.run.id || compare.isOpen())) serverRun.open(match[1]);
   }
 
   ui.refreshRuns.addEventListener('click', runs.load);
+  runs.listen();
   window.addEventListener('hashchange', openFromAddress);
   form.load();
   openFromAddress();

@@ -1,6 +1,7 @@
 /**
- * What the user does with runs: Run (on the server, or in the page with the in-page model), Stop, run
- * again, edit and run again, a follow-up question, and the keys for them.
+ * What the user does with runs: Run (on the server, or in the page with the in-page model; on two models
+ * at once with "Also run on"), Stop, run again, edit and run again, a follow-up question, save as test,
+ * and the keys for them.
  */
 export function createRunActions({ ui, state, form, display, serverRun, inPageRun }) {
   /** Starts a run; `errorLine` is the element whose text shows a refusal (see `display.refuse`). */
@@ -20,7 +21,19 @@ export function createRunActions({ ui, state, form, display, serverRun, inPageRu
 
   function startRun(event) {
     event.preventDefault();
-    return start(form.options());
+    const body = form.options();
+    const second = form.secondModel();
+    if (!second) return start(body);
+    display.clearRefusal(ui.formError);
+    if (!body.question.trim()) return display.refuse(ui.formError, 'Type a question first.');
+    if (!body.tools.length)
+      return display.refuse(ui.formError, 'Tick at least one tool: the agent answers by calling tools.');
+    if (form.isInPage(body.model))
+      return display.refuse(
+        ui.formError,
+        'The in-page model runs alone: pick a model on the server to run on both, or no second model.',
+      );
+    return serverRun.startBoth(body, second, ui.formError);
   }
 
   async function stopRun() {
@@ -36,8 +49,16 @@ export function createRunActions({ ui, state, form, display, serverRun, inPageRu
 
   /** The run's question, model, tools and limits, for "run again". */
   function sameOptions() {
-    const { question, model, tools, maxSteps, continueFrom } = state.run.options;
-    return { question, model, tools, maxSteps, ...(continueFrom && { continueFrom }) };
+    const { question, model, tools, maxSteps, continueFrom, instructions, temperature } = state.run.options;
+    return {
+      question,
+      model,
+      tools,
+      maxSteps,
+      ...(continueFrom && { continueFrom }),
+      ...(instructions && { instructions }),
+      ...(temperature !== undefined && { temperature }),
+    };
   }
 
   function editAgain() {
@@ -54,18 +75,24 @@ export function createRunActions({ ui, state, form, display, serverRun, inPageRu
     return start(body, errorLine);
   }
 
-  /** Ctrl+Enter (⌘+Enter) submits the form it is typed in, or the new-run form; Escape stops a run. */
+  /**
+   * Ctrl+Enter (⌘+Enter) submits the form it is typed in, or the new-run form; Escape stops a run (unless a
+   * dialog is open: there it closes the dialog).
+   */
   function onKey(event) {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
       const typedIn = event.target.closest?.('form');
-      if (typedIn === ui.followUpForm) {
+      if (typedIn === ui.followUpForm || typedIn === ui.forkForm) {
         event.preventDefault();
-        ui.followUpForm.requestSubmit();
+        typedIn.requestSubmit();
+      } else if (typedIn === ui.runsFilter || document.querySelector('dialog[open]')) {
+        // Nothing to run from the search, or from behind a dialog.
       } else if (!ui.start.disabled) {
         event.preventDefault();
         ui.form.requestSubmit();
       }
-    } else if (event.key === 'Escape' && state.run.live) {
+    } else if (event.key === 'Escape' && state.run.live && !document.querySelector('dialog[open]')) {
+      // Escape in a dialog closes the dialog, and only that.
       event.preventDefault();
       stopRun();
     }
@@ -76,6 +103,11 @@ export function createRunActions({ ui, state, form, display, serverRun, inPageRu
     ui.maxSteps.addEventListener('input', () => {
       ui.maxStepsValue.textContent = ui.maxSteps.value;
     });
+    ui.temperature.addEventListener('input', () => {
+      ui.temperatureValue.textContent = ui.temperature.value;
+    });
+    ui.secondModel.addEventListener('change', form.showStartLabel);
+    ui.saveTest.addEventListener('click', serverRun.saveTest);
     ui.form.addEventListener('submit', startRun);
     ui.stop.addEventListener('click', stopRun);
     ui.runAgain.addEventListener('click', () => start(sameOptions()));

@@ -12,6 +12,8 @@ export function createRunDisplay({ ui, el, state, view }) {
     ui.stop.hidden = !live;
     ui.runAgain.hidden = live || !run.options;
     ui.editAgain.hidden = live || !run.options;
+    // A run that ended (with a result) on the server can become a regression test.
+    ui.saveTest.hidden = live || !run.finished || !run.id || Boolean(run.controller);
     // An in-page run is not kept on the server, so there is no conversation to continue.
     ui.followUpForm.hidden = live || !run.answered || !run.options || Boolean(run.controller);
   }
@@ -21,7 +23,17 @@ export function createRunDisplay({ ui, el, state, view }) {
     state.run = run;
     view.reset();
     showThread([]);
+    showSystemPrompt('');
+    ui.savedTest.replaceChildren();
+    ui.forkNote.hidden = true;
+    ui.forkNote.replaceChildren();
     ui.main.classList.add('has-run');
+  }
+
+  /** The run's whole system prompt (from its `run-start`), folded under its title. */
+  function showSystemPrompt(text) {
+    ui.systemPrompt.textContent = text;
+    ui.systemPromptBox.hidden = !text;
   }
 
   /** The earlier questions and answers of the conversation this run continues. */
@@ -29,7 +41,10 @@ export function createRunDisplay({ ui, el, state, view }) {
     ui.thread.replaceChildren(
       ...thread.map((turn) => {
         const item = el('li');
-        item.append(el('p', 'asked', turn.question), el('p', 'answered', turn.answer ?? '(no answer)'));
+        const answer =
+          turn.answer === undefined ? el('p', undefined, '(no answer)') : view.markdown.render(turn.answer);
+        answer.classList.add('answered');
+        item.append(el('p', 'asked', turn.question), answer);
         return item;
       }),
     );
@@ -83,5 +98,5 @@ export function createRunDisplay({ ui, el, state, view }) {
     state.focusOnEnd = false;
   }
 
-  return { setLive, begin, showThread, refuse, clearRefusal, allowStart, onRunEnd };
+  return { setLive, begin, showThread, showSystemPrompt, refuse, clearRefusal, allowStart, onRunEnd };
 }

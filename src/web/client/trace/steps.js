@@ -35,7 +35,7 @@ export function createTraceSteps({ ui, state, el, follow }) {
     inspector.hidden = true;
     item.append(head, blocks, inspector);
     ui.trace.append(item);
-    const created = { item, figures, blocks, inspector, live: undefined, text: '', request: undefined };
+    const created = { item, head, figures, blocks, inspector, live: undefined, text: '', request: undefined };
     state.run.groups.set(step, created);
     return created;
   }

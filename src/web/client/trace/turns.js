@@ -1,9 +1,20 @@
 /**
- * A step's model turn and what follows it: the parsed turn (Thought, then Action / Answer / the unusable
- * turn), retries and fallbacks of the model call, an observation the model invented (dropped), and the
+ * A step's model turn and what follows it: the parsed turn (Thought, then Action / Answer as Markdown /
+ * the unusable turn), retries and fallbacks of the model call, an observation the model invented (dropped), and the
  * observation the model sees next, with the step's figures, inspector and timeline.
  */
-export function createTurns({ state, el, setStatus, seconds, steps, live, counters, timeline, inspector }) {
+export function createTurns({
+  state,
+  el,
+  setStatus,
+  seconds,
+  steps,
+  live,
+  counters,
+  timeline,
+  inspector,
+  markdown,
+}) {
   /** Observations longer than this (in characters) are shown folded: their first line and their length. */
   const LONG_OBSERVATION = 600;
   /** How much of the first line a folded observation shows. */
@@ -19,7 +30,12 @@ export function createTurns({ state, el, setStatus, seconds, steps, live, counte
     counters.addTokens(message.usage);
     if (turn.thought) steps.addBlock('thought', 'Thought', turn.thought, step);
     if (turn.type === 'action') steps.addBlock('action', 'Action', `${turn.tool}[${turn.input}]`, step);
-    if (turn.type === 'answer') steps.addBlock('answer', 'Answer', turn.text, step);
+    if (turn.type === 'answer') {
+      // Markdown, made into elements by `markdown.js` (never parsed as HTML).
+      const answer = markdown.render(turn.text);
+      answer.classList.add('text');
+      steps.addBlock('answer', 'Answer', undefined, step).append(answer);
+    }
     if (turn.type === 'none')
       steps.addBlock('format-error', 'Format error: unusable model turn', message.text, step);
     counters.showCounts();

@@ -14,13 +14,23 @@ export function createTraceView(ui, hooks, parts) {
   const state = { run: newRun() };
   const helpers = parts.createTraceHelpers(ui);
   const { el, setStatus } = helpers;
+  const markdown = parts.createMarkdown({ el });
   const steps = parts.createTraceSteps({ ui, state, ...helpers });
   const live = parts.createLiveText({ state, steps, ...helpers });
   const counters = parts.createCounters({ ui, state, ...helpers });
   const timeline = parts.createTimeline({ ui, state, ...helpers });
   const inspector = parts.createInspector({ state, ...helpers });
   const approvals = parts.createApprovals({ state, steps, hooks, ...helpers });
-  const turns = parts.createTurns({ state, steps, live, counters, timeline, inspector, ...helpers });
+  const turns = parts.createTurns({
+    state,
+    steps,
+    live,
+    counters,
+    timeline,
+    inspector,
+    markdown,
+    ...helpers,
+  });
   const ending = parts.createRunEnd({ state, steps, live, counters, hooks, ...helpers });
   const { show } = parts.createTraceEvents({
     ui,
@@ -74,5 +84,17 @@ export function createTraceView(ui, hooks, parts) {
     counters.showCounts();
   }
 
-  return { el, setStatus, show, reset, setModel };
+  /** The steps that have ended, in order: each group (its `head`, `step`, ...). */
+  function finishedSteps() {
+    return [...state.run.groups.values()].filter((g) => g.step).sort((a, b) => a.step.index - b.step.index);
+  }
+
+  /** Adds a line under step `index`'s heading (e.g. that a fork replayed it). */
+  function noteStep(index, text) {
+    const g = state.run.groups.get(index);
+    if (!g || g.head.querySelector('.replayed')) return;
+    g.head.append(el('p', 'replayed', text));
+  }
+
+  return { el, setStatus, show, reset, setModel, finishedSteps, noteStep, markdown };
 }

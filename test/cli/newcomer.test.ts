@@ -1,7 +1,7 @@
 /**
  * The CLI a newcomer meets (issue 28, item 6 and 7): mistakes named where they were made, taoloop's own
  * errors in the `--lang` asked for, a refused local port said at once, plural forms, `--help` and the
- * README's option block, `--lang` on every command, and the no-model message said once.
+ * CLI guide's option block (docs/guide/cli.md), `--lang` on every command, and the no-model message said once.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -181,18 +181,18 @@ test('d: the footer counts steps in the singular and the plural, in every langua
   }
 });
 
-test('e: --help shows each default once, and the README option block has every option of run', async () => {
+test('e: --help shows each default once, and the option block of docs/guide/cli.md has every option of run', async () => {
   const { stdout } = await runCli(['run', '--help'], { env: cliEnv().env });
   const options = stdout.split('Options:\n')[1] ?? '';
   const blocks = options.split(/\n(?= {2}-)/);
   for (const block of blocks) assert.ok(occurrences(block, '(default:') <= 1, block);
   assert.match(options.replace(/\s+/g, ' '), /--fallback <spec> .*tried in order \(default: none\)/);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = readme.split('Options of `run`')[1]?.split('```')[1] ?? '';
+  const guide = readFileSync(join(ROOT, 'docs', 'guide', 'cli.md'), 'utf8');
+  const block = guide.split('Options of `run`')[1]?.split('```')[1] ?? '';
   const flags = [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!);
   assert.ok(flags.length > 20, flags.join(' '));
   for (const flag of flags.filter((f) => f !== '--help'))
-    assert.match(block, new RegExp(`${flag}(?![\\w-])`), `${flag} in the README's option block`);
+    assert.match(block, new RegExp(`${flag}(?![\\w-])`), `${flag} in docs/guide/cli.md's option block`);
 });
 
 test('f: every command takes --lang', async () => {

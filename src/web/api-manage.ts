@@ -18,7 +18,7 @@ import { traceText } from './api-traces.js';
 import type { PlaygroundContext } from './context.js';
 import { planFork } from './fork.js';
 import { HttpError, sendJson } from './http.js';
-import { MAX_STEPS_RANGE, readForkBody } from './request-body.js';
+import { MAX_INSTRUCTIONS_CHARS, MAX_STEPS_RANGE, readForkBody, TEMPERATURE_RANGE } from './request-body.js';
 import { deleteRunFile, RunFileRefused } from './runs-store.js';
 
 /** Refuses run `id` while it is in progress. */
@@ -142,8 +142,12 @@ export async function postFork(
     maxSteps,
     fork,
     ...(earlier && { earlier }),
-    ...(typeof meta.instructions === 'string' && { instructions: meta.instructions }),
-    ...(typeof meta.temperature === 'number' && { temperature: meta.temperature }),
+    // A trace is data: its settings are held to the limits a new run's form is.
+    ...(typeof meta.instructions === 'string' &&
+      meta.instructions.length <= MAX_INSTRUCTIONS_CHARS && { instructions: meta.instructions }),
+    ...(typeof meta.temperature === 'number' &&
+      meta.temperature >= TEMPERATURE_RANGE.min &&
+      meta.temperature <= TEMPERATURE_RANGE.max && { temperature: meta.temperature }),
   });
   sendJson(response, 201, { id: newId });
 }

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { NESTED_RUNNER, type NestedRunner, nestedRunnerOf } from '../agent/run.js';
 import type { ApprovalDecision, ApprovalRequest, Step } from '../agent/types.js';
 import type { Model, ModelRequest, ModelResponse, ModelStreamPart } from '../models/types.js';
 import { formatObservation, OUTPUT_BEGIN, OUTPUT_END } from '../react/observation.js';
@@ -84,12 +85,23 @@ export function planFork(
   return {
     origin: { run: parentId, step, edited, replayed },
     model: (live) => replayFirst(live, replies),
-    tools: (tools) => tools.map((tool) => replayedTool(tool, outputs)),
+    tools: (tools) => tools.map((tool) => replayedTool(tool, outputs, replayed)),
     decision: (request) => {
-      const key = `${request.step}:${callOf(request.id)}`;
-      if (request.step <= replayed) return decisions.get(key) ?? { type: 'approve' };
+      // `<run id>/step-<n>/call-<k>`: a request of the fork's own steps. A nested agent's (a longer id)
+      // comes from a live step (replayed ones never run their agent again) and is asked as usual.
+      const where = /^[^/]+\/step-(\d+)\/call-(\d+)$/.exec(request.id);
+      if (!where) return undefined;
+      const at = Number(where[1]);
+      const key = `${at}:${where[2]}`;
+      // A replayed call gives back its recorded outcome and runs nothing, whatever is decided here: the
+      // recorded decision keeps the replay as it was. A call the trace has no outcome for is refused, so a
+      // trace can never make a tool run (`replayedTool` would refuse it too).
+      if (at <= replayed) {
+        if (!outputs.has(key)) return { type: 'reject', reason: notRecorded(at, where[2]!) };
+        return decisions.get(key) ?? { type: 'approve' };
+      }
       // The user plays the tool of the fork's step: nothing runs, so there is nothing to ask.
-      if (request.step === step && outputs.has(key)) return { type: 'approve' };
+      if (at === step && outputs.has(key)) return { type: 'approve' };
       return undefined;
     },
   };
@@ -145,19 +157,49 @@ async function* replyStream(reply: ModelResponse): AsyncGenerator<ModelStreamPar
   yield { type: 'finish', usage: reply.usage, finishReason: reply.finishReason };
 }
 
-/** `tool`, but a call listed in `outputs` (by `step:call`) gives back its recorded output and runs nothing. */
-function replayedTool(tool: Tool, outputs: ReadonlyMap<string, Recorded>): Tool {
+/** Why a call of a replayed step is refused: the parent's trace does not say what came of it. */
+function notRecorded(step: number, call: string): string {
+  return `the parent run's trace records no outcome for step ${step}${call === '1' ? '' : `, call ${call}`}; a fork replays the steps before its own and never runs their tools again`;
+}
+
+/**
+ * `tool`, but a call listed in `outputs` (by `step:call`) gives back its recorded output and runs nothing,
+ * and a call of a replayed step (`step <= replayed`) that is not listed is refused: a trace is data, so a
+ * step it claims (an action whose outcome it does not record) never makes a tool run. Calls of the live
+ * steps after those run the tool. An agent tool (`agentTool`) is wrapped the same way: its nested runner
+ * (which `act` runs instead of `run`) replays or refuses as `run` does, so a replayed step never runs the
+ * nested agent or its tools again.
+ */
+function replayedTool(tool: Tool, outputs: ReadonlyMap<string, Recorded>, replayed: number): Tool {
   const run = tool.run.bind(tool);
-  return {
-    ...tool,
+  /** The replayed outcome of `step:call`: recorded, refused, or `undefined` for a live call. */
+  const replay = (step: number, call: string): Recorded | undefined => {
+    const recorded = outputs.get(`${step}:${call}`);
+    if (recorded) return recorded;
+    return step <= replayed ? { ok: false, error: notRecorded(step, call) } : undefined;
+  };
+  // Only the tool's own string-keyed fields: a symbol (the nested runner) is set below, wrapped.
+  const wrapped = {
+    ...Object.fromEntries(Object.entries(tool)),
     run: (input: unknown, context: ToolContext) => {
       const where = /:step-(\d+)(?:-call-(\d+))?$/.exec(context?.callId ?? '');
-      const recorded = where ? outputs.get(`${where[1]}:${where[2] ?? '1'}`) : undefined;
-      if (!recorded) return run(input as never, context);
-      if (!recorded.ok) throw new Error(recorded.error);
-      return recorded.output;
+      const outcome = where ? replay(Number(where[1]), where[2] ?? '1') : undefined;
+      if (!outcome) return run(input as never, context);
+      if (!outcome.ok) throw new Error(outcome.error);
+      return outcome.output;
     },
-  } as Tool;
+  } as Tool & { [NESTED_RUNNER]?: NestedRunner };
+  const nested = nestedRunnerOf(tool);
+  if (nested) {
+    wrapped[NESTED_RUNNER] = async function* (input, parent) {
+      const outcome = replay(parent.step, String(parent.call));
+      if (!outcome) return yield* nested(input, parent);
+      return outcome.ok
+        ? { ok: true, observation: outcome.output, durationMs: 0 }
+        : { ok: false, observation: `Error: ${outcome.error}`, durationMs: 0 };
+    };
+  }
+  return wrapped;
 }
 
 /** The recorded output of every tool call of `steps` that ran, by `step:call`. */
@@ -206,9 +248,4 @@ function recordedDecisions(steps: readonly Step[]): Map<string, ApprovalDecision
     });
   }
   return decisions;
-}
-
-/** The call number of an approval request's id (`<run id>/step-<n>/call-<k>`). */
-function callOf(id: string): string {
-  return /\/call-(\d+)$/.exec(id)?.[1] ?? '1';
 }

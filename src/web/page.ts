@@ -403,6 +403,7 @@ main.comparing .run { display: none; }
 .markdown blockquote { margin: 0 0 0.4rem; padding-left: 0.6rem; border-left: 3px solid var(--line); color: var(--muted); }
 .markdown pre { margin: 0 0 0.4rem; padding: 0.4rem; background: var(--paper); border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85rem; }
 .markdown pre code { border: none; padding: 0; background: none; }
+.markdown.markdown-plain { white-space: pre-wrap; overflow-wrap: anywhere; }
 .markdown .md-table { overflow-x: auto; max-width: 100%; margin: 0 0 0.4rem; }
 .markdown table { border-collapse: collapse; font-size: 0.9rem; }
 .markdown th, .markdown td { border: 1px solid var(--line); padding: 0.2rem 0.4rem; text-align: left; }

@@ -10,10 +10,12 @@ import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { agentTool } from '../../src/agent/agent-tool.js';
 import { checkTraceFile } from '../../src/eval/trace-files.js';
 import type { Model } from '../../src/models/types.js';
 import { resolveModelSpec } from '../../src/node/resolve-model.js';
 import { type ScriptedTurn, scriptedModel } from '../../src/testing/scripted-model.js';
+import { calculator } from '../../src/tools/calculator.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { rawOutput } from '../../src/web/fork.js';
 import type { RunMessage } from '../../src/web/run-session.js';
@@ -422,5 +424,86 @@ describe('instructions, temperature, and a model that does not answer', () => {
     });
     assert.equal(started.status, 201, JSON.stringify(started.body));
     assert.equal(endOf(await followRun(playground, String(started.body.id))).answer, 'fine');
+  });
+});
+
+describe('a fork never runs a tool from what a trace claims', () => {
+  test('a replayed step whose outcome the trace does not record is refused, not run', async (t) => {
+    const { playground, models } = await scriptedPlayground([
+      NOTE_RUN,
+      ['Thought: I know it.\nAnswer: $1,680 per year'],
+    ]);
+    t.after(() => playground.close());
+    const parent = await run(playground, {
+      question: 'Yearly price for 7?',
+      tools: ['calculator', 'write_note'],
+    });
+    assert.deepEqual(playground.notes, ['price is 20']);
+    // The trace is edited on disk: step 1's outcome (its tool-end line) is gone, its action still there.
+    const file = path.join(playground.runsDir, `${parent.id}.jsonl`);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, lines.filter((line) => !/"type":"tool-end".*"step":1\b/.test(line)).join('\n'));
+    const forked = await postJson(playground, `/api/runs/${parent.id}/fork`, { step: 3 });
+    assert.equal(forked.status, 201, JSON.stringify(forked.body));
+    const messages = await followRun(playground, String(forked.body.id), (message) => {
+      assert.notEqual(message.type, 'approval-pending', 'a replayed step asks nobody');
+    });
+    assert.deepEqual(playground.notes, ['price is 20'], 'the write tool did not run again');
+    // A write tool's replayed call is decided by the fork: refused, with why (a read tool's would fail).
+    const decided = messages.find((m) => m.type === 'approval-end' && m.step === 1);
+    assert.ok(
+      decided?.type === 'approval-end' && decided.decision.type === 'reject',
+      JSON.stringify(decided),
+    );
+    assert.match(decided.decision.reason ?? '', /records no outcome for step 1/);
+    assert.ok(!messages.some((m) => m.type === 'tool-start' && m.step === 1), 'nothing started');
+    assert.equal(models[1]?.requests.length, 1, 'the live model wrote step 3 only');
+  });
+
+  test("a replayed agent tool's nested agent does not run again", async (t) => {
+    const notes: string[] = [];
+    const [, writeNote] = testTools(notes);
+    let nestedCalls = 0;
+    const nestedModel: Model = {
+      id: 'nested',
+      async generate() {
+        nestedCalls++;
+        return { text: 'Thought: noted.\nAnswer: noted', usage: {}, finishReason: 'stop' };
+      },
+    };
+    const helper = agentTool({
+      name: 'helper',
+      description: 'Does a task.',
+      model: nestedModel,
+      tools: [writeNote!],
+    });
+    const { playground } = await scriptedPlayground(
+      [
+        [
+          'Thought: I ask the helper.\nAction: helper[note the price]',
+          'Thought: Now the total.\nAction: calculator[20 * 12 * 7]',
+          'Thought: I know it.\nAnswer: $1,680',
+        ],
+        ['Thought: I know it.\nAnswer: $1,680 per year'],
+      ],
+      { tools: [calculator, helper] },
+    );
+    t.after(() => playground.close());
+    const parent = await run(playground, {
+      question: 'Yearly price for 7?',
+      tools: ['calculator', 'helper'],
+    });
+    assert.equal(endOf(parent.messages).status, 'answered');
+    assert.equal(nestedCalls, 1);
+    const forked = await postJson(playground, `/api/runs/${parent.id}/fork`, { step: 3 });
+    assert.equal(forked.status, 201, JSON.stringify(forked.body));
+    const messages = await followRun(playground, String(forked.body.id), (message) => {
+      assert.notEqual(message.type, 'approval-pending', 'a replayed step asks nobody');
+    });
+    assert.equal(endOf(messages).status, 'answered');
+    assert.equal(nestedCalls, 1, 'the nested agent was not called again');
+    const first = messages.find((m) => m.type === 'tool-end' && m.step === 1);
+    assert.ok(first?.type === 'tool-end' && first.ok, JSON.stringify(first));
+    assert.match(first.observation, /noted/);
   });
 });

@@ -14,6 +14,10 @@ export function createMarkdown({ el }) {
   const SAFE_PROTOCOLS = ['http:', 'https:', 'mailto:'];
   /** Quotes nested deeper than this are shown as text. */
   const MAX_DEPTH = 6;
+  /** Longest text rendered as Markdown, in characters; a longer one is shown as plain text. */
+  const MAX_MARKDOWN_CHARS = 20_000;
+  /** Longest line rendered as Markdown, in characters (a heading or list item is never this long). */
+  const MAX_LINE_CHARS = 2_000;
   const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
   const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/;
   const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
@@ -247,10 +251,20 @@ export function createMarkdown({ el }) {
     return i;
   }
 
-  /** `text` rendered as Markdown: a `div.markdown` of elements made here, every text set as text. */
+  /**
+   * `text` rendered as Markdown: a `div.markdown` of elements made here, every text set as text. A text
+   * longer than {@link MAX_MARKDOWN_CHARS}, or with a line longer than {@link MAX_LINE_CHARS}, is shown as
+   * plain text instead: the span rules are matched again after each span, so their time grows with the
+   * square of a long run of spans (a looping model's answer froze the tab for seconds at 160k characters).
+   */
   function render(text) {
+    const source = String(text).replace(/\r\n?/g, '\n');
+    const lines = source.split('\n');
+    if (source.length > MAX_MARKDOWN_CHARS || lines.some((line) => line.length > MAX_LINE_CHARS)) {
+      return el('div', 'markdown markdown-plain', source);
+    }
     const root = el('div', 'markdown');
-    root.append(...blocks(String(text).replace(/\r\n?/g, '\n').split('\n'), 0));
+    root.append(...blocks(lines, 0));
     return root;
   }
 

@@ -7,22 +7,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../helpers/cli.js';
+import { closedPort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/temp.js';
 import { cliEnv } from './support.js';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('the first command offline: the download of the default model fails fast and the message names the ways to configure a model', async () => {
   const port = await closedPort();

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { closedPort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/temp.js';
 
 test('taoloop models shows the chain and why the first available model is chosen', async () => {
@@ -84,15 +85,6 @@ test('taoloop models --model with a server that has no model list (404): it says
   const json = JSON.parse((await runCli(['models', '--model', spec, '--json'], { env: cleanEnv() })).stdout);
   assert.equal(json.candidates[0].available, true);
 });
-
-/** A 127.0.0.1 port nothing listens on: one the system just gave out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('taoloop models offline with nothing configured: the embedded model is not downloaded and cannot be now, as run finds', async () => {
   const cache = tempDir('taoloop-models-cache-');

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -20,18 +19,10 @@ import { resolveModelSpec } from '../../src/models/spec.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { cleanEnv, ROOT, runCli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { closedPort } from '../helpers/ports.js';
 import { cliEnv, tempDir } from './support.js';
 
 const HIDE_LLAMA_CPP = fileURLToPath(new URL('../models/fixtures/without-llama-cpp.mjs', import.meta.url));
-
-/** A port on `host` that nothing listens on: one the system just gave out and that was closed again. */
-async function closedPort(host = '127.0.0.1'): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** How many times `part` occurs in `text`. */
 const occurrences = (text: string, part: string) => text.split(part).length - 1;

@@ -11,7 +11,6 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -22,6 +21,7 @@ import { defineTool } from '../../src/tools/define.js';
 import type { Tool, ToolEffects } from '../../src/tools/types.js';
 import { readTrace } from '../../src/trace/trace.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { closedPort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/temp.js';
 import { assertBuilt } from '../portable/helpers.js';
 import { browserProblem, launchChromium, rawRequest, startTestPlayground } from './helpers.js';
@@ -89,15 +89,6 @@ async function inView(page: Page, selector: string): Promise<boolean> {
     const box = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect();
     return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
   })()`)) as boolean;
-}
-
-/** A port on this machine where nothing listens (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** How many times `text` is on the page (its visible text). */

@@ -12,13 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { checkTraceFile } from '../../src/eval/trace-files.js';
 import type { Model } from '../../src/models/types.js';
 import { type ScriptedTurn, scriptedModel } from '../../src/testing/scripted-model.js';
+import { closedPort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/temp.js';
 import { browserProblem, launchChromium, startTestPlayground, testTools } from './helpers.js';
 import { checkState as checkPage, focused, openPlayground, waitFor } from './page-checks.js';
@@ -66,15 +66,6 @@ function models(scripts: Record<string, ScriptedTurn[][]>) {
     return model;
   };
   return { createModel, made };
-}
-
-/** A port on this machine where nothing listens (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Asks `question` with the form and waits for the run's end. */

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { agentTool } from '../../src/agent/agent-tool.js';
@@ -20,6 +19,7 @@ import { readTrace } from '../../src/trace/trace.js';
 import { rawOutput } from '../../src/web/fork.js';
 import type { RunMessage } from '../../src/web/run-session.js';
 import { startFakeOpenAI } from '../helpers/fake-openai-server.js';
+import { closedPort } from '../helpers/ports.js';
 import { tempDir } from '../helpers/temp.js';
 import {
   followRun,
@@ -78,15 +78,6 @@ async function listRuns(playground: TestPlayground, query = '') {
     runs: { id: string; status: string; question: string; answer?: string; modelLabel: string }[];
     filters: { statuses: string[]; models: string[] };
   };
-}
-
-/** A port on this machine where nothing listens (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('past runs: search, filters, delete', () => {

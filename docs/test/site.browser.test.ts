@@ -8,52 +8,15 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { startStaticServer } from '../../test/helpers/static-server.js';
 import { browserProblem, launchChromium } from '../../test/web/helpers.js';
 
 const dist = fileURLToPath(new URL('../.vitepress/dist/', import.meta.url));
 const skip = await browserProblem();
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript',
-  '.css': 'text/css',
-  '.json': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-};
-
-/** Serves `dist` on 127.0.0.1: a path, else the path + `.html`, else its `index.html`; 404 otherwise. */
-async function serveSite(): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-    const file = path.join(dist, pathname);
-    const candidates = [file, `${file}.html`, path.join(file, 'index.html')];
-    for (const candidate of candidates) {
-      if (!candidate.startsWith(dist)) break;
-      try {
-        const body = await readFile(candidate);
-        response.writeHead(200, {
-          'content-type': TYPES[path.extname(candidate)] ?? 'application/octet-stream',
-        });
-        response.end(body);
-        return;
-      } catch {
-        // try the next form
-      }
-    }
-    response.writeHead(404, { 'content-type': 'text/plain' });
-    response.end('not found');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** Opens a page and collects script errors and failed requests. */
 async function open(context: BrowserContext, url: string): Promise<{ page: Page; problems: string[] }> {
@@ -70,16 +33,17 @@ async function open(context: BrowserContext, url: string): Promise<{ page: Page;
 describe('the documentation site in headless Chromium', { skip }, () => {
   let context: BrowserContext;
   let closeBrowser: (() => Promise<void>) | undefined;
-  let server: Server | undefined;
+  let site: Awaited<ReturnType<typeof startStaticServer>> | undefined;
   let origin = '';
   before(async () => {
     assert.ok(existsSync(path.join(dist, 'index.html')), 'the site is not built: run `npm run docs` first');
-    ({ server, origin } = await serveSite());
+    site = await startStaticServer(dist, { cleanUrls: true });
+    origin = site.origin;
     ({ context, close: closeBrowser } = await launchChromium());
   });
   after(async () => {
     await closeBrowser?.();
-    server?.close();
+    await site?.close();
   });
 
   test('the home page links to the guide and the API reference', async () => {

@@ -8,8 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ensureTinyGguf } from '../../scripts/make-tiny-gguf.js';
+import { startStaticServer } from '../helpers/static-server.js';
 import { browserProblem, launchChromium } from '../web/helpers.js';
 import { assertBuilt, ROOT } from './helpers.js';
 
@@ -25,46 +24,6 @@ const PAGE_SCRIPT = fileURLToPath(new URL('./fixtures/browser-model-page.mjs', i
 const WASM = path.join(ROOT, 'node_modules', '@wllama', 'wllama', 'esm', 'wasm', 'wllama.wasm');
 const TURN =
   /^Thought: [^\n]{1,40}\n(Action: (search|calculator|finish)\[[^\]\n]{1,20}\]|Answer: [^\n]{1,40}\n?)$/;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.gguf': 'application/octet-stream',
-};
-
-/**
- * A static file server over the repository (what `python3 -m http.server` does), plus `extra` paths
- * (`'stall'`: a request that is never answered). Only files under the repository are served.
- */
-async function startStaticServer(extra: Record<string, { body: Buffer | string; type: string } | 'stall'>) {
-  const server: Server = createServer(async (request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-    const fixed = extra[pathname];
-    if (fixed === 'stall') return; // never answers (the connection is closed with the server)
-    if (fixed) {
-      response.writeHead(200, { 'content-type': fixed.type }).end(fixed.body);
-      return;
-    }
-    const file = path.join(ROOT, pathname.endsWith('/') ? `${pathname}index.html` : pathname);
-    if (!file.startsWith(ROOT)) {
-      response.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end('not found');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** The page script with the built `taoloop/browser` and @wllama/wllama, bundled for the browser. */
 async function bundlePageScript(): Promise<string> {
@@ -121,29 +80,33 @@ interface Checks {
 
 describe('the browser model (wllama) in headless Chromium, on the tiny GGUF', { skip }, () => {
   let dir: string;
-  let site: { server: Server; origin: string };
+  let site: Awaited<ReturnType<typeof startStaticServer>>;
   let context: BrowserContext;
   let closeBrowser: (() => Promise<void>) | undefined;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'taoloop-browser-model-'));
     const gguf = await readFile(ensureTinyGguf(path.join(dir, 'tiny.gguf')));
     const script = await bundlePageScript();
-    site = await startStaticServer({
-      '/test/page.html': {
-        body: '<!doctype html><meta charset="utf-8"><title>browser model</title><script type="module" src="/test/page.js"></script>',
-        type: TYPES['.html']!,
+    site = await startStaticServer(ROOT, {
+      extra: {
+        '/test/page.html': {
+          body: '<!doctype html><meta charset="utf-8"><title>browser model</title><script type="module" src="/test/page.js"></script>',
+          type: 'text/html; charset=utf-8',
+        },
+        '/test/page.js': { body: script, type: 'text/javascript; charset=utf-8' },
+        '/test/tiny.gguf': { body: gguf, type: 'application/octet-stream' },
+        '/test/stalled.gguf': 'stall',
+        '/test/truncated.wasm': {
+          body: (await readFile(WASM)).subarray(0, 64 * 1024),
+          type: 'application/wasm',
+        },
       },
-      '/test/page.js': { body: script, type: TYPES['.js']! },
-      '/test/tiny.gguf': { body: gguf, type: TYPES['.gguf']! },
-      '/test/stalled.gguf': 'stall',
-      '/test/truncated.wasm': { body: (await readFile(WASM)).subarray(0, 64 * 1024), type: TYPES['.wasm']! },
     });
     ({ context, close: closeBrowser } = await launchChromium());
   });
   after(async () => {
     await closeBrowser?.();
-    site?.server.closeAllConnections();
-    site?.server.close();
+    await site?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -8,12 +8,10 @@
  * Screenshots go to test-output/browser-example/ (ignored by git).
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { startStaticServer } from '../helpers/static-server.js';
 import { assertBuilt, ROOT } from '../portable/helpers.js';
 import { browserProblem, launchChromium } from './helpers.js';
 import { checkState as checkPage, focused, recordingPage, SIZES, sidewaysScroll } from './page-checks.js';
@@ -23,34 +21,6 @@ const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-output/browser
 /** Generous: the machine may be busy. */
 const TIMEOUT = { timeout: 60_000 };
 const TOKEN = 'Z'.repeat(4000);
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
-
-/** A static file server over the repository (what `python3 -m http.server` does): files under it only. */
-async function startStaticServer(): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (request, response) => {
-    const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
-    const file = path.join(ROOT, pathname.endsWith('/') ? `${pathname}index.html` : pathname);
-    if (!file.startsWith(ROOT)) {
-      response.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end('not found');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /**
  * Stands in for the built `taoloop/browser` (`/dist/browser/index.js`): the real bundle (served again
@@ -111,15 +81,15 @@ async function run(page: Page, model: string): Promise<void> {
 describe('the example page examples/browser', { skip }, () => {
   let context: BrowserContext;
   let closeBrowser: (() => Promise<void>) | undefined;
-  let site: { server: Server; origin: string };
+  let site: Awaited<ReturnType<typeof startStaticServer>>;
   before(async () => {
     assertBuilt();
-    site = await startStaticServer();
+    site = await startStaticServer(ROOT);
     ({ context, close: closeBrowser } = await launchChromium());
   });
   after(async () => {
     await closeBrowser?.();
-    site?.server.close();
+    await site?.close();
   });
 
   test('structured steps; a 4,000-character token never widens the page; no axe violation', async () => {

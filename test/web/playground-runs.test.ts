@@ -95,6 +95,22 @@ describe('past runs: search, filters, delete', () => {
   });
   after(() => playground.close());
 
+  test('a trace changed on disk is listed as it now is (the listing keeps what it read of unchanged ones)', async () => {
+    const file = path.join(playground.runsDir, `${ids.paris}.jsonl`);
+    const before = readFileSync(file, 'utf8');
+    assert.deepEqual((await listRuns(playground, '?q=lyon')).runs, []);
+    writeFileSync(file, before.replaceAll('Paris is the capital.', 'Lyon is not the capital.'));
+    try {
+      assert.deepEqual(
+        (await listRuns(playground, '?q=lyon')).runs.map((r) => r.id),
+        [ids.paris],
+      );
+    } finally {
+      writeFileSync(file, before);
+    }
+    assert.deepEqual((await listRuns(playground, '?q=lyon')).runs, []);
+  });
+
   test('search looks in questions and answers, every word; filters by status and by model', async () => {
     const all = await listRuns(playground);
     assert.deepEqual(

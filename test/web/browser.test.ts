@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { tempDir } from '../helpers/temp.js';
 import { browserProblem, launchChromium, startTestPlayground, type TestPlayground } from './helpers.js';
+import { recordingPage } from './page-checks.js';
 
 /** Why the browser tests are skipped here, or false (TAOLOOP_REQUIRE_BROWSER=1 turns a skip into a failure). */
 const skip = await browserProblem();
@@ -16,18 +17,9 @@ function blockKinds(page: Page): Promise<string[]> {
     .evaluateAll((items) => items.map((item) => item.getAttribute('data-kind') ?? ''));
 }
 
-/** A page that records dialogs, script errors and console errors (a CSP violation is one). */
+/** A page that records dialogs, script errors and console errors (`recordingPage`), opened at `url`. */
 async function openPage(context: BrowserContext, url: string) {
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('dialog', (dialog) => {
-    problems.push(`dialog: ${dialog.message()}`);
-    void dialog.dismiss();
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
+  const { page, problems } = await recordingPage(context);
   await page.goto(url);
   await page.locator('#model option').first().waitFor({ state: 'attached' });
   return { page, problems };

@@ -114,7 +114,8 @@ export async function checkEndpoint(
   }
 }
 
-type ListAnswer =
+/** What `GET <base-url>/models` answered (see {@link listModels}). */
+export type ListAnswer =
   | { kind: 'listed'; models: string[] }
   | { kind: 'not-a-list' }
   | { kind: 'status'; status: number; statusText: string }
@@ -123,7 +124,11 @@ type ListAnswer =
   | { kind: 'unreachable'; why: string };
 
 /** `GET url` (an OpenAI-compatible `/models`: `{ data: [{ id }] }`) within `timeoutMs`. */
-async function listModels(url: string, timeoutMs: number, apiKey: string | undefined): Promise<ListAnswer> {
+export async function listModels(
+  url: string,
+  timeoutMs: number,
+  apiKey: string | undefined,
+): Promise<ListAnswer> {
   try {
     const response = await fetch(url, {
       signal: AbortSignal.timeout(timeoutMs),

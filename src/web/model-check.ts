@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { parseModelSpec } from '../models/spec.js';
-import { errorMessage } from '../util/own.js';
+import { ollamaHost } from '../models/choose.js';
+import { endpointOf, listModels } from '../models/endpoint-check.js';
 import { modelLabel } from './model-label.js';
 
 /** How long the check waits for an answer. */
@@ -16,18 +16,9 @@ export const MODEL_CHECK_TIMEOUT_MS = 3000;
 /** How long a model that answered is not checked again. */
 const ANSWERED_FOR_MS = 60_000;
 
-/** The server a spec's model is on, when it has one of its own. */
+/** The server a spec's model is on, when it has one of its own (as `taoloop models` finds it). */
 export function modelServer(spec: string, env: NodeJS.ProcessEnv): string | undefined {
-  let parsed: ReturnType<typeof parseModelSpec>;
-  try {
-    parsed = parseModelSpec(spec);
-  } catch {
-    return undefined;
-  }
-  if (parsed.provider === 'openai-compatible') return parsed.baseURL;
-  if (parsed.provider === 'ollama')
-    return (env.OLLAMA_BASE_URL || 'http://127.0.0.1:11434/v1').replace(/\/+$/, '');
-  return undefined;
+  return endpointOf(spec, `${ollamaHost(env.OLLAMA_BASE_URL)}/v1`)?.baseURL;
 }
 
 /**
@@ -52,22 +43,20 @@ export function createModelCheck(
   };
 }
 
-/** Why nothing answered `GET <server>/models`, or `undefined` when something did. */
+/**
+ * Why nothing answered `GET <server>/models` (the probe `taoloop models` makes), or `undefined` when
+ * something did: any HTTP answer will do, a list or not, an error status or not.
+ */
 async function serverProblem(server: string, timeoutMs: number): Promise<string | undefined> {
-  try {
-    const response = await fetch(`${server}/models`, {
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'manual',
-    });
-    await response.body?.cancel();
-    return undefined;
-  } catch (error) {
-    if ((error as Error)?.name === 'TimeoutError')
+  const answer = await listModels(`${server}/models`, timeoutMs, undefined);
+  switch (answer.kind) {
+    case 'timeout':
       return `${server} sent no answer within ${timeoutMs / 1000} s`;
-    const cause = (error as { cause?: { code?: unknown } })?.cause;
-    const code = typeof cause?.code === 'string' ? cause.code : undefined;
-    if (code === 'ECONNREFUSED') return `nothing listens at ${server} (connection refused)`;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host of ${server} is not found`;
-    return `${server} cannot be reached (${code ?? errorMessage((cause as Error) ?? error)})`;
+    case 'refused':
+      return `nothing listens at ${server} (connection refused)`;
+    case 'unreachable':
+      return `${server} cannot be reached (${answer.why})`;
+    default:
+      return undefined;
   }
 }

@@ -1,8 +1,10 @@
 /**
  * A fork of a finished run: the same question, model, tools and settings, run again from step `N` on.
  * Steps `1..N-1` are the parent's as recorded: their model turns are given back by the model (no call is
- * made), their tool calls by the tools (no tool runs, whatever its effects: the recorded observation comes
- * back), their approvals as they were decided (nobody is asked again). At step `N` the user may have
+ * made), their tool calls by the tools (no tool runs, whatever its effects, nor an agent tool's nested
+ * agent: the recorded observation comes back), their approvals as they were decided (nobody is asked
+ * again). A trace is data, never permission: a replayed call whose outcome the trace does not record is
+ * refused, never run. At step `N` the user may have
  * written the model's turn, and may play the tool: then the tool of step `N` does not run either, and the
  * text written is its output (worded like any tool's output, so the model sees what it would see). From
  * there the live model runs on.
